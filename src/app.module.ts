@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { AuthModule } from './auth/auth.module';
+import { InitialKeyBootstrap } from './auth/initial-key';
+import { ScopesGuard } from './auth/scopes.guard';
+import { AllExceptionsFilter } from './errors/all-exceptions.filter';
+import { ApiValidationPipe } from './errors/validation';
+import { LimitsModule } from './limits/limits.module';
+import { QuotaInterceptor } from './limits/quota.interceptor';
+import { KeyRateLimitGuard } from './limits/rate-limit.guard';
+import { LoggingModule } from './logging/logging.module';
+import { SettingsModule } from './settings/settings.module';
+import { StoreModule } from './store/store.module';
+import { GreetModule } from './tools/greet/greet.module';
+import { ToolsModule } from './tools/tools.module';
+
+@Module({
+  imports: [
+    SettingsModule,
+    LoggingModule,
+    StoreModule,
+    AuthModule,
+    LimitsModule,
+    ToolsModule,
+    // Tools: one line each.
+    GreetModule,
+  ],
+  providers: [
+    // The order of checks on every call: authentication, scope, rate limit; then quota, validation.
+    { provide: APP_GUARD, useExisting: ApiKeyGuard },
+    { provide: APP_GUARD, useExisting: ScopesGuard },
+    { provide: APP_GUARD, useExisting: KeyRateLimitGuard },
+    { provide: APP_INTERCEPTOR, useExisting: QuotaInterceptor },
+    { provide: APP_PIPE, useClass: ApiValidationPipe },
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    InitialKeyBootstrap,
+  ],
+})
+export class AppModule {}

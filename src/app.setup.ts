@@ -1,0 +1,98 @@
+import { INestApplication, Logger as NestLogger } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import { randomUUID } from 'node:crypto';
+import { JSON_INVALID } from './errors/validation';
+import { Settings, SETTINGS } from './settings/settings';
+
+/** An incoming X-Request-Id is kept when it is this well-formed; otherwise a new one is made. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Media types read as JSON; no Content-Type at all is read as JSON too. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return true;
+  const type = contentType.split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+function requestId(req: Request, res: Response, next: NextFunction): void {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  (req as Request & { id: string }).id = id;
+  res.setHeader('X-Request-Id', id);
+  next();
+}
+
+function hasBody(req: Request): boolean {
+  return (
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
+  );
+}
+
+/** Bodies of any other media type are refused before anything else looks at the request. */
+function jsonOnly(req: Request, res: Response, next: NextFunction): void {
+  if (hasBody(req) && !isJsonMediaType(req.headers['content-type'])) {
+    res
+      .status(415)
+      .json({ detail: "Unsupported Media Type: send 'Content-Type: application/json'" });
+    return;
+  }
+  next();
+}
+
+/** Body-parser failures (bad JSON, too large, bad charset) as `{detail}`, before auth runs. */
+function bodyErrors(limitBytes: number) {
+  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
+    const error = err as { type?: string; status?: number };
+    if (res.headersSent || typeof error?.type !== 'string') return next(err);
+    switch (error.type) {
+      case 'entity.parse.failed':
+        res.status(400).json({ detail: [JSON_INVALID] });
+        return;
+      case 'entity.too.large':
+        res
+          .status(413)
+          .json({ detail: `Request body too large: the limit is ${limitBytes} bytes` });
+        return;
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        res.status(415).json({ detail: 'Unsupported Media Type: the body must be UTF-8 JSON' });
+        return;
+      case 'request.aborted':
+        res.status(400).json({ detail: 'Request aborted' });
+        return;
+      default:
+        res
+          .status(error.status && error.status < 500 ? error.status : 400)
+          .json({ detail: 'Bad Request' });
+    }
+  };
+}
+
+/**
+ * Everything an app needs beyond its modules, shared by main.ts and every e2e test so that tests run
+ * exactly what production runs.
+ */
+export function configureApp(app: INestApplication): INestApplication {
+  const express = app as NestExpressApplication;
+  const settings = app.get<Settings>(SETTINGS);
+  app.useLogger(app.get(Logger));
+  express.disable('x-powered-by');
+  express.set('trust proxy', settings.trustProxy);
+  express.set('etag', false);
+  app.use(requestId);
+  app.use(helmet());
+  app.use(jsonOnly);
+  express.useBodyParser('json', {
+    limit: settings.bodyLimitBytes,
+    strict: false,
+    type: (req: Request) => isJsonMediaType(req.headers['content-type']),
+  });
+  app.use(bodyErrors(settings.bodyLimitBytes));
+  app.enableShutdownHooks();
+  return app;
+}
+
+export const bootLogger = new NestLogger('Bootstrap');

@@ -1,0 +1,38 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiError } from '../errors/api-error';
+import { AuthFailureLimiter } from '../limits/auth-failure.limiter';
+import { bearerToken } from './api-key';
+import { ApiKeysService } from './api-keys.service';
+import { Public } from './auth.decorators';
+import type { ApiRequest } from './authenticated-key';
+
+export function notAuthenticated(detail: 'Not authenticated' | 'Invalid API key'): ApiError {
+  return new ApiError(401, detail, { 'WWW-Authenticate': 'Bearer' });
+}
+
+/** Deny by default: every route needs a valid key unless it says @Public(). */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: ApiKeysService,
+    private readonly failures: AuthFailureLimiter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    if (this.reflector.getAllAndOverride(Public, [context.getHandler(), context.getClass()])) {
+      return true;
+    }
+    const req = context.switchToHttp().getRequest<ApiRequest>();
+    const token = bearerToken(req.headers.authorization);
+    const key = token === undefined ? undefined : await this.keys.authenticate(token);
+    if (key) {
+      req.apiKey = key;
+      return true;
+    }
+    await this.failures.recordFailure(req);
+    throw notAuthenticated(token === undefined ? 'Not authenticated' : 'Invalid API key');
+  }
+}

@@ -1,0 +1,99 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IntField, StringField, StringListField } from '../tools/fields';
+import { SCOPE_TEMPLATES } from './scopes';
+
+export class CreateApiKeyInput {
+  @StringField({
+    description: 'A name to recognise the key by.',
+    minLength: 1,
+    maxLength: 100,
+    example: 'ci-runner',
+  })
+  name: string;
+
+  @StringListField({
+    description:
+      "Scopes to grant: services:read, services:execute, admin:read, admin:write, '<resource>:*' or '*'.",
+    optional: true,
+    maxItems: 20,
+    example: ['services:read', 'services:execute'],
+  })
+  scopes?: string[];
+
+  @StringField({
+    description: 'A named set of scopes, instead of `scopes`.',
+    optional: true,
+    enum: Object.keys(SCOPE_TEMPLATES),
+  })
+  scope_template?: string;
+
+  @StringField({
+    description: 'Plan: free (default), pro or unlimited.',
+    optional: true,
+    maxLength: 50,
+  })
+  plan?: string;
+
+  @IntField({
+    description: "Calls per UTC day, beating the plan's.",
+    nullable: true,
+    minimum: 0,
+    maximum: 1_000_000_000,
+  })
+  daily_limit?: number | null;
+
+  @IntField({
+    description: "Calls per second, beating the plan's.",
+    nullable: true,
+    minimum: 1,
+    maximum: 1_000_000,
+  })
+  rate_limit?: number | null;
+
+  @IntField({
+    description: 'Days until the key expires; none: never.',
+    nullable: true,
+    minimum: 1,
+    maximum: 3650,
+  })
+  expires_in_days?: number | null;
+}
+
+export class ApiKeyView {
+  @ApiProperty({ example: 'key_3f2a9c1d0b7e6a54' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({
+    description: 'The first characters of the key, to recognise it.',
+    example: 'sk_1a2b3c4d',
+  })
+  prefix: string;
+  @ApiProperty({ type: [String] }) scopes: string[];
+  @ApiProperty() plan: string;
+  @ApiProperty({ type: 'integer', nullable: true }) daily_limit: number | null;
+  @ApiProperty({ type: 'integer', nullable: true }) rate_limit: number | null;
+  @ApiProperty() created_at: string;
+  @ApiProperty({ nullable: true, type: String }) expires_at: string | null;
+  @ApiProperty({ nullable: true, type: String }) revoked_at: string | null;
+  @ApiProperty({ nullable: true, type: String }) last_used_at: string | null;
+  @ApiProperty({ enum: ['active', 'revoked', 'expired'] }) status: 'active' | 'revoked' | 'expired';
+}
+
+export class CreatedApiKey extends ApiKeyView {
+  @ApiProperty({ description: 'The key itself. Shown this once; only its hash is stored.' })
+  key: string;
+}
+
+export class RevokedApiKey {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: ['revoked'] }) status: 'revoked';
+}
+
+export class Me {
+  @ApiProperty() key_id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: [String] }) scopes: string[];
+  @ApiProperty() plan: string;
+  @ApiProperty({ enum: ['api_key'] }) auth_method: 'api_key';
+  @ApiProperty() created_at: string;
+  @ApiProperty({ nullable: true, type: String }) expires_at: string | null;
+}

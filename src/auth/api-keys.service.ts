@@ -1,0 +1,169 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Settings, SETTINGS } from '../settings/settings';
+import { ApiKeyRecord, Store } from '../store/store';
+import {
+  API_KEY_PATTERN,
+  displayPrefix,
+  generateApiKey,
+  generateKeyId,
+  hashApiKey,
+} from './api-key';
+import type { AuthenticatedKey } from './authenticated-key';
+import { SCOPE_TEMPLATES } from './scopes';
+
+export interface NewKeyRequest {
+  name: string;
+  scopes?: string[];
+  scope_template?: string;
+  plan?: string;
+  daily_limit?: number | null;
+  rate_limit?: number | null;
+  expires_in_days?: number | null;
+}
+
+/** The public view of a key: everything but the hash. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  plan: string;
+  daily_limit: number | null;
+  rate_limit: number | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  status: 'active' | 'revoked' | 'expired';
+}
+
+export class KeyRequestError extends Error {}
+
+/** Last-used times are written at most this often per key, so a busy key costs no write per call. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export function keyStatus(key: Omit<ApiKeyRecord, 'hash'>, now = new Date()): ApiKeyView['status'] {
+  if (key.revoked_at) return 'revoked';
+  if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+export function toView(key: ApiKeyRecord | AuthenticatedKey, now = new Date()): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    plan: key.plan,
+    daily_limit: key.daily_limit,
+    rate_limit: key.rate_limit,
+    created_at: key.created_at,
+    expires_at: key.expires_at,
+    revoked_at: key.revoked_at,
+    last_used_at: key.last_used_at,
+    status: keyStatus(key, now),
+  };
+}
+
+@Injectable()
+export class ApiKeysService {
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  /** Resolves the scopes of a request: explicit scopes, a template, or the `standard` template. */
+  resolveScopes(request: Pick<NewKeyRequest, 'scopes' | 'scope_template'>): string[] {
+    if (request.scopes !== undefined && request.scope_template !== undefined) {
+      throw new KeyRequestError('Give either scopes or scope_template, not both');
+    }
+    if (request.scope_template !== undefined) {
+      const template = SCOPE_TEMPLATES[request.scope_template];
+      if (!template) {
+        throw new KeyRequestError(
+          `Unknown scope template '${request.scope_template}'; expected one of: ${Object.keys(SCOPE_TEMPLATES).join(', ')}`,
+        );
+      }
+      return [...template];
+    }
+    return [...new Set(request.scopes ?? SCOPE_TEMPLATES.standard)];
+  }
+
+  /** Creates a key; the returned `key` is the only time its text exists outside the client. */
+  async create(
+    request: NewKeyRequest,
+    now = new Date(),
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
+    const record = this.buildRecord(request, now);
+    const key = generateApiKey();
+    const full = { ...record, prefix: displayPrefix(key), hash: hashApiKey(key) };
+    await this.store.insertKey(full);
+    return { key, record: full };
+  }
+
+  /** Creates the first key of an empty store; undefined when the store already holds a key. */
+  async createInitial(
+    now = new Date(),
+  ): Promise<{ key: string; record: ApiKeyRecord } | undefined> {
+    const record = this.buildRecord(
+      { name: 'initial-admin', scope_template: 'admin', plan: this.settings.initialKeyPlan },
+      now,
+    );
+    const key = generateApiKey();
+    const full = { ...record, prefix: displayPrefix(key), hash: hashApiKey(key) };
+    return (await this.store.insertKeyIfNone(full)) ? { key, record: full } : undefined;
+  }
+
+  private buildRecord(request: NewKeyRequest, now: Date): Omit<ApiKeyRecord, 'prefix' | 'hash'> {
+    const plan = request.plan ?? this.settings.defaultPlan;
+    if (!this.settings.plans[plan]) {
+      throw new KeyRequestError(
+        `Unknown plan '${plan}'; expected one of: ${Object.keys(this.settings.plans).join(', ')}`,
+      );
+    }
+    const days = request.expires_in_days;
+    return {
+      id: generateKeyId(),
+      name: request.name,
+      scopes: this.resolveScopes(request),
+      plan,
+      daily_limit: request.daily_limit ?? null,
+      rate_limit: request.rate_limit ?? null,
+      created_at: now.toISOString(),
+      expires_at: days ? new Date(now.getTime() + days * 86_400_000).toISOString() : null,
+      revoked_at: null,
+      last_used_at: null,
+    };
+  }
+
+  /** The active key for a presented token, or undefined for unknown, revoked and expired keys. */
+  async authenticate(token: string, now = new Date()): Promise<AuthenticatedKey | undefined> {
+    if (!API_KEY_PATTERN.test(token)) return undefined;
+    const record = await this.store.findKeyByHash(hashApiKey(token));
+    if (!record || keyStatus(record, now) !== 'active') return undefined;
+    await this.touch(record.id, now);
+    const { hash: _hash, ...key } = record;
+    return key;
+  }
+
+  private async touch(id: string, now: Date): Promise<void> {
+    const last = this.lastTouched.get(id) ?? 0;
+    if (now.getTime() - last < TOUCH_INTERVAL_MS) return;
+    this.lastTouched.set(id, now.getTime());
+    await this.store.touchKey(id, now.toISOString());
+  }
+
+  list(): Promise<ApiKeyRecord[]> {
+    return this.store.listKeys();
+  }
+
+  find(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.store.findKeyById(id);
+  }
+
+  revoke(id: string, now = new Date()): Promise<boolean> {
+    return this.store.revokeKey(id, now.toISOString());
+  }
+}

@@ -1,0 +1,100 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiError, ValidationFailed } from '../errors/api-error';
+import { ApiKeysService, KeyRequestError, toView } from './api-keys.service';
+import { ApiKeyView, CreateApiKeyInput, CreatedApiKey, Me, RevokedApiKey } from './api-keys.dto';
+import { CurrentKey, Scopes } from './auth.decorators';
+import type { AuthenticatedKey } from './authenticated-key';
+import { isValidScope, scopeCovers } from './scopes';
+
+@ApiTags('auth')
+@ApiBearerAuth()
+@Controller('api/v1/auth')
+export class AuthController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  /** The calling key, as the service sees it. */
+  @Get('me')
+  @ApiOkResponse({ type: Me })
+  me(@CurrentKey() key: AuthenticatedKey): Me {
+    return {
+      key_id: key.id,
+      name: key.name,
+      scopes: key.scopes,
+      plan: key.plan,
+      auth_method: 'api_key',
+      created_at: key.created_at,
+      expires_at: key.expires_at,
+    };
+  }
+
+  /** Creates a key; its text is in this answer only. A caller cannot grant scopes it does not hold. */
+  @Post('api-keys')
+  @Scopes(['admin:write'])
+  @ApiCreatedResponse({ type: CreatedApiKey })
+  async create(
+    @CurrentKey() caller: AuthenticatedKey,
+    @Body() input: CreateApiKeyInput,
+  ): Promise<CreatedApiKey> {
+    const unknown = (input.scopes ?? []).flatMap((scope, i) =>
+      isValidScope(scope)
+        ? []
+        : [{ loc: ['body', 'scopes', i], msg: `Unknown scope '${scope}'`, type: 'value_error' }],
+    );
+    if (unknown.length) throw new ValidationFailed(unknown);
+    let scopes: string[];
+    try {
+      scopes = this.keys.resolveScopes(input);
+    } catch (error) {
+      throw this.badRequest(error, 'scopes');
+    }
+    const beyond = scopes.filter(
+      (wanted) => !caller.scopes.some((held) => scopeCovers(held, wanted)),
+    );
+    if (beyond.length) {
+      throw new ApiError(
+        403,
+        `Insufficient permissions for this operation. Cannot grant scopes the calling key does not hold: ${beyond.join(', ')}`,
+      );
+    }
+    try {
+      const { key, record } = await this.keys.create(input);
+      return { ...toView(record), key };
+    } catch (error) {
+      throw this.badRequest(error, 'plan');
+    }
+  }
+
+  private badRequest(error: unknown, field: string): unknown {
+    if (!(error instanceof KeyRequestError)) return error;
+    return new ValidationFailed([
+      { loc: ['body', field], msg: error.message, type: 'value_error' },
+    ]);
+  }
+
+  /** Every key, without secrets. */
+  @Get('api-keys')
+  @Scopes(['admin:read'])
+  @ApiOkResponse({ type: [ApiKeyView] })
+  async list(): Promise<ApiKeyView[]> {
+    const now = new Date();
+    return (await this.keys.list()).map((record) => toView(record, now));
+  }
+
+  /** Revokes a key: from now on it gets 401. */
+  @Delete('api-keys/:id')
+  @HttpCode(200)
+  @Scopes(['admin:write'])
+  @ApiOkResponse({ type: RevokedApiKey })
+  @ApiNotFoundResponse({ description: 'API key not found' })
+  async revoke(@Param('id') id: string): Promise<RevokedApiKey> {
+    if (!(await this.keys.revoke(id))) throw new ApiError(404, 'API key not found');
+    return { id, status: 'revoked' };
+  }
+}

@@ -1,0 +1,32 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Settings, SETTINGS } from '../settings/settings';
+import { ApiKeysService } from './api-keys.service';
+
+export const INITIAL_KEY_FILE = 'initial-api-key';
+
+/**
+ * On the server's first start against an empty store, creates an admin key and writes it to
+ * `<DATA_DIR>/initial-api-key` (mode 0600). The log names the file, never the key.
+ */
+@Injectable()
+export class InitialKeyBootstrap implements OnApplicationBootstrap {
+  private readonly logger = new Logger('InitialKey');
+
+  constructor(
+    private readonly keys: ApiKeysService,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const created = await this.keys.createInitial();
+    if (!created) return;
+    const file = join(this.settings.dataDir, INITIAL_KEY_FILE);
+    writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    this.logger.warn(
+      `No API key existed: created admin key ${created.record.id} (${created.record.prefix}...). Its text is in ${file}; store it safely and delete the file.`,
+    );
+  }
+}

@@ -1,0 +1,26 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiError } from '../errors/api-error';
+import { Scopes } from './auth.decorators';
+import type { ApiRequest } from './authenticated-key';
+import { hasAnyScope } from './scopes';
+
+export const INSUFFICIENT_PERMISSIONS = 'Insufficient permissions for this operation.';
+
+/** Runs after ApiKeyGuard: the key must hold one of the scopes the route names with @Scopes(). */
+@Injectable()
+export class ScopesGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const wanted = this.reflector.getAllAndOverride(Scopes, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    const key = context.switchToHttp().getRequest<ApiRequest>().apiKey;
+    if (!wanted || !key) return true;
+    if (!hasAnyScope(key.scopes, wanted)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
+    return true;
+  }
+}

@@ -1,0 +1,140 @@
+import 'reflect-metadata';
+import { INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ApiKeysService, KeyRequestError, toView } from './auth/api-keys.service';
+import { KeysModule } from './auth/auth.module';
+import { isValidScope } from './auth/scopes';
+import { SettingsModule } from './settings/settings.module';
+import { StoreModule } from './store/store.module';
+
+/** The CLI's modules: the same settings, store and key service as the server, without HTTP. */
+@Module({ imports: [SettingsModule, StoreModule, KeysModule] })
+export class CliModule {}
+
+function wholeNumber(min: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw) || Number(raw) < min)
+      throw new InvalidArgumentError(`expected a whole number >= ${min}`);
+    return Number(raw);
+  };
+}
+
+async function withContext<T>(work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
+  const app = await NestFactory.createApplicationContext(CliModule, {
+    logger: false,
+    abortOnError: false,
+  });
+  try {
+    return await work(app);
+  } finally {
+    await app.close();
+  }
+}
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+export function buildCli(): Command {
+  const program = new Command('cli').description(
+    'Operator commands for the tool invocation service',
+  );
+  program.exitOverride();
+  const keys = program.command('keys').description('Create, list and revoke API keys');
+
+  keys
+    .command('create')
+    .description('Create an API key; its text is printed once')
+    .requiredOption('--name <name>', 'a name to recognise the key by')
+    .addOption(new Option('--scopes <list>', 'comma-separated scopes').conflicts('template'))
+    .option('--template <name>', 'scope template: read_only, standard or admin')
+    .option('--plan <plan>', 'plan: free, pro or unlimited')
+    .option('--daily-limit <n>', "calls per UTC day, beating the plan's", wholeNumber(0))
+    .option('--rate-limit <n>', "calls per second, beating the plan's", wholeNumber(1))
+    .option('--expires-in-days <n>', 'days until the key expires', wholeNumber(1))
+    .option('--json', 'print one JSON object')
+    .action(
+      async (opts: {
+        name: string;
+        scopes?: string;
+        template?: string;
+        plan?: string;
+        dailyLimit?: number;
+        rateLimit?: number;
+        expiresInDays?: number;
+        json?: boolean;
+      }) => {
+        const scopes = opts.scopes
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const bad = scopes?.filter((s) => !isValidScope(s)) ?? [];
+        if (bad.length) throw new KeyRequestError(`Unknown scope(s): ${bad.join(', ')}`);
+        const { key, record } = await withContext((app) =>
+          app.get(ApiKeysService).create({
+            name: opts.name,
+            scopes,
+            scope_template: opts.template,
+            plan: opts.plan,
+            daily_limit: opts.dailyLimit,
+            rate_limit: opts.rateLimit,
+            expires_in_days: opts.expiresInDays,
+          }),
+        );
+        if (opts.json) return out(JSON.stringify({ ...toView(record), key }));
+        out(
+          `Created ${record.id} (${record.name}), scopes ${record.scopes.join(',')}, plan ${record.plan}.`,
+        );
+        out(`Key (shown once, store it now): ${key}`);
+      },
+    );
+
+  keys
+    .command('list')
+    .description('List keys (never their text)')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: { json?: boolean }) => {
+      const views = await withContext(async (app) =>
+        (await app.get(ApiKeysService).list()).map((r) => toView(r)),
+      );
+      if (opts.json) return out(JSON.stringify(views));
+      if (!views.length) return out('No keys.');
+      for (const v of views) {
+        out([v.id, v.prefix + '...', v.status, v.plan, v.scopes.join(','), v.name].join('\t'));
+      }
+    });
+
+  keys
+    .command('revoke <id>')
+    .description('Revoke a key: from now on it gets 401')
+    .action(async (id: string) => {
+      const revoked = await withContext((app) => app.get(ApiKeysService).revoke(id));
+      if (!revoked) throw new KeyRequestError(`API key not found: ${id}`);
+      out(`Revoked ${id}.`);
+    });
+
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    await buildCli().parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    const e = error as { code?: string; exitCode?: number; message?: string };
+    if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version'
+        ? 0
+        : (e.exitCode ?? 2);
+    }
+    process.stderr.write(`error: ${e.message ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  void runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,99 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { StoreUnavailableError } from '../store/store';
+import { ApiError } from './api-error';
+import { allowedMethods } from './routes';
+
+/** Nest's own answer for a path no route matches: `Cannot GET /x`. */
+const ROUTE_NOT_FOUND = /^Cannot [A-Z]+ /;
+
+export const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Not authenticated',
+  403: 'Insufficient permissions for this operation.',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Request body too large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+interface Answer {
+  status: number;
+  detail: unknown;
+  headers: Record<string, string | number>;
+}
+
+export const STORE_UNAVAILABLE: Answer = {
+  status: HttpStatus.SERVICE_UNAVAILABLE,
+  detail: 'Service temporarily unavailable: the data store cannot be reached. Retry shortly.',
+  headers: { 'Retry-After': 1 },
+};
+
+/** The one exception filter: whatever was thrown, the client gets `{detail}` and never a stack. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    const answer = this.answerFor(exception, req);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    this.adapterHost.httpAdapter.reply(res, { detail: answer.detail }, answer.status);
+  }
+
+  private answerFor(exception: unknown, req: Request): Answer {
+    if (exception instanceof StoreUnavailableError) {
+      this.logger.error({ err: exception }, 'Store unavailable');
+      return STORE_UNAVAILABLE;
+    }
+    if (!(exception instanceof HttpException)) {
+      this.logger.error({ err: exception }, `Unhandled error on ${req.method} ${req.path}`);
+      return { status: 500, detail: STATUS_TEXT[500], headers: {} };
+    }
+    const status = exception.getStatus();
+    if (exception instanceof NotFoundException && ROUTE_NOT_FOUND.test(exception.message)) {
+      const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance(), req.path);
+      return allow.length
+        ? { status: 405, detail: STATUS_TEXT[405], headers: { Allow: allow.join(', ') } }
+        : { status: 404, detail: STATUS_TEXT[404], headers: {} };
+    }
+    if (status >= 500)
+      this.logger.error({ err: exception }, `Server error on ${req.method} ${req.path}`);
+    const headers = exception instanceof ApiError ? exception.headers : {};
+    return { status, detail: detailOf(exception, status), headers };
+  }
+}
+
+function detailOf(exception: HttpException, status: number): unknown {
+  const body = exception.getResponse();
+  if (typeof body === 'string') return body;
+  if (body && typeof body === 'object') {
+    if ('detail' in body) return body.detail;
+    // Nest's built-in exceptions carry their text in `message`; keep it when it is a sentence.
+    if ('message' in body && typeof body.message === 'string' && status < 500) return body.message;
+  }
+  return STATUS_TEXT[status] ?? 'Error';
+}

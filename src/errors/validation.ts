@@ -1,0 +1,129 @@
+import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidationFailed, ValidationIssue } from './api-error';
+
+/**
+ * What a field decorator tells the error mapping about one class-validator constraint: the pydantic
+ * error type and message to report. Carried in class-validator's `context` option.
+ */
+export interface IssueContext {
+  type: string;
+  msg: string;
+}
+
+/** Type errors win over every other problem of a field, as in pydantic: one entry per field. */
+const TYPE_ERRORS = new Set([
+  'string_type',
+  'bool_type',
+  'int_type',
+  'float_type',
+  'list_type',
+  'dict_type',
+]);
+
+/** For constraints used without our field decorators (a team's own DTO): the nearest pydantic type. */
+const FALLBACK_TYPES: Record<string, string> = {
+  isString: 'string_type',
+  isBoolean: 'bool_type',
+  isInt: 'int_type',
+  isNumber: 'float_type',
+  isArray: 'list_type',
+  isObject: 'dict_type',
+  min: 'greater_than_equal',
+  max: 'less_than_equal',
+  minLength: 'string_too_short',
+  maxLength: 'string_too_long',
+  isIn: 'literal_error',
+  isEnum: 'enum',
+  isDefined: 'missing',
+  isNotEmpty: 'string_too_short',
+};
+
+export const BODY_NOT_OBJECT: ValidationIssue = {
+  loc: ['body'],
+  msg: 'Input should be a valid dictionary',
+  type: 'dict_type',
+};
+
+export const JSON_INVALID: ValidationIssue = {
+  loc: ['body'],
+  msg: 'JSON decode error',
+  type: 'json_invalid',
+};
+
+/** Keys that could reach an object's prototype if ever assigned: never accepted from a client. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function issueFor(error: ValidationError, loc: (string | number)[]): ValidationIssue {
+  const constraints = Object.keys(error.constraints ?? {});
+  if (constraints.includes('whitelistValidation')) {
+    return { loc, msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
+  }
+  if (error.value === undefined) return { loc, msg: 'Field required', type: 'missing' };
+  const candidates = constraints.map((name) => {
+    const context = error.contexts?.[name] as Partial<IssueContext> | undefined;
+    return {
+      type: context?.type ?? FALLBACK_TYPES[name] ?? 'value_error',
+      msg: context?.msg ?? error.constraints?.[name] ?? 'Invalid value',
+    };
+  });
+  const chosen = candidates.find((c) => TYPE_ERRORS.has(c.type)) ?? candidates[0];
+  return { loc, msg: chosen.msg, type: chosen.type };
+}
+
+/** Flattens class-validator's tree into pydantic-style entries, `loc` starting with `body`. */
+export function toIssues(
+  errors: ValidationError[],
+  loc: (string | number)[] = ['body'],
+): ValidationIssue[] {
+  return errors.flatMap((error) => {
+    const here = [...loc, /^\d+$/.test(error.property) ? Number(error.property) : error.property];
+    const own =
+      error.constraints && Object.keys(error.constraints).length ? [issueFor(error, here)] : [];
+    return [...own, ...toIssues(error.children ?? [], here)];
+  });
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The global pipe: class-validator with strict types (no implicit conversion), unknown fields rejected,
+ * and every failure answered as 400 `{detail: [{loc, msg, type}]}`. No body counts as `{}`; a body
+ * that is not a JSON object is `dict_type`.
+ */
+@Injectable()
+export class ApiValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transformOptions: { enableImplicitConversion: false },
+      validationError: { target: false, value: true },
+      exceptionFactory: (errors: ValidationError[]) => new ValidationFailed(toIssues(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
+      const body = value === undefined ? {} : value;
+      if (!isPlainObject(body)) throw new ValidationFailed([BODY_NOT_OBJECT]);
+      const poisoned = Object.keys(body).filter((key) => PROTOTYPE_KEYS.has(key));
+      if (poisoned.length) {
+        throw new ValidationFailed(
+          poisoned.map((key) => ({
+            loc: ['body', key],
+            msg: 'Extra inputs are not permitted',
+            type: 'extra_forbidden',
+          })),
+        );
+      }
+      return super.transform(body, metadata);
+    }
+    return super.transform(value, metadata);
+  }
+}

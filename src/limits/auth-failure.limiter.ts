@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
+import type { Request } from 'express';
+import { ApiError } from '../errors/api-error';
+import { Settings, SETTINGS } from '../settings/settings';
+import { rateLimitHeaders } from './rate-limit.headers';
+
+/**
+ * Failed authentications per client address, in the throttler's storage (shared across instances
+ * with Redis). Past the operator's limit the client gets 429 instead of 401, so guessing keys is slow.
+ */
+@Injectable()
+export class AuthFailureLimiter {
+  constructor(
+    @Inject(ThrottlerStorage) private readonly storage: ThrottlerStorage,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async recordFailure(req: Request): Promise<void> {
+    const limit = this.settings.authFailureLimit;
+    const windowMs = this.settings.authFailureWindowSeconds * 1000;
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const hit = await this.storage.increment(
+      `auth-failure:${address}`,
+      windowMs,
+      limit,
+      windowMs,
+      'auth-failure',
+    );
+    if (hit.isBlocked) {
+      throw new ApiError(
+        429,
+        `Too many failed authentication attempts from this address. Retry after ${Math.max(1, hit.timeToBlockExpire)} seconds.`,
+        rateLimitHeaders(limit, 0, hit.timeToBlockExpire),
+      );
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { ApiError } from '../errors/api-error';
+import { Settings, SETTINGS } from '../settings/settings';
+import { Store } from '../store/store';
+import { Clock, nextUtcMidnight, utcDay } from './clock';
+import { effectiveLimits } from './key-limits';
+
+export interface QuotaState {
+  limit: number | null;
+  used: number;
+  remaining: number | null;
+  resetsAt: Date;
+  /** Whole seconds until the next UTC midnight. */
+  resetSeconds: number;
+}
+
+/** Daily quotas per key and UTC day, counted atomically in the store. */
+@Injectable()
+export class QuotaService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  private window() {
+    const now = this.clock.now();
+    const resetsAt = nextUtcMidnight(now);
+    return {
+      day: utcDay(now),
+      resetsAt,
+      resetSeconds: Math.ceil((resetsAt.getTime() - now.getTime()) / 1000),
+    };
+  }
+
+  private state(
+    limit: number | null,
+    used: number,
+    resetsAt: Date,
+    resetSeconds: number,
+  ): QuotaState {
+    return {
+      limit,
+      used,
+      remaining: limit === null ? null : Math.max(0, limit - used),
+      resetsAt,
+      resetSeconds,
+    };
+  }
+
+  /** Counts one call, or throws 402 when the day's limit is used up (a refused call is not counted). */
+  async consume(key: AuthenticatedKey): Promise<QuotaState> {
+    const { daily_limit: limit } = effectiveLimits(key, this.settings);
+    const { day, resetsAt, resetSeconds } = this.window();
+    const result = await this.store.consumeQuota(key.id, day, limit);
+    if (!result.allowed) {
+      const hours = Math.floor(resetSeconds / 3600);
+      const minutes = Math.floor((resetSeconds % 3600) / 60);
+      throw new ApiError(
+        402,
+        `Daily request limit exceeded (${result.used}/${limit}). Resets in ${hours}h ${minutes}m.`,
+        {
+          'Retry-After': resetSeconds,
+          ...quotaHeaders(this.state(limit, result.used, resetsAt, resetSeconds)),
+        },
+      );
+    }
+    return this.state(limit, result.used, resetsAt, resetSeconds);
+  }
+
+  async usage(key: AuthenticatedKey): Promise<QuotaState> {
+    const { daily_limit: limit } = effectiveLimits(key, this.settings);
+    const { day, resetsAt, resetSeconds } = this.window();
+    return this.state(limit, await this.store.getUsage(key.id, day), resetsAt, resetSeconds);
+  }
+}
+
+/** `X-Quota-*` headers: the daily limit (absent when unlimited), what is left, and seconds to reset. */
+export function quotaHeaders(state: QuotaState): Record<string, number> {
+  return {
+    ...(state.limit === null
+      ? {}
+      : { 'X-Quota-Limit': state.limit, 'X-Quota-Remaining': state.remaining ?? 0 }),
+    'X-Quota-Used': state.used,
+    'X-Quota-Reset': state.resetSeconds,
+  };
+}

@@ -1,0 +1,39 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { CurrentKey } from '../auth/auth.decorators';
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { QuotaService } from './quota.service';
+
+class UsageView {
+  @ApiProperty() plan: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Calls per UTC day; null: no limit.',
+  })
+  daily_limit: number | null;
+  @ApiProperty({ type: 'integer' }) used: number;
+  @ApiProperty({ type: 'integer', nullable: true }) remaining: number | null;
+  @ApiProperty({ description: 'Next UTC midnight, ISO 8601.' }) resets_at: string;
+}
+
+@ApiTags('usage')
+@ApiBearerAuth()
+@Controller('api/v1/usage')
+export class UsageController {
+  constructor(private readonly quota: QuotaService) {}
+
+  /** Today's usage of the calling key. */
+  @Get()
+  @ApiOkResponse({ type: UsageView })
+  async usage(@CurrentKey() key: AuthenticatedKey): Promise<UsageView> {
+    const state = await this.quota.usage(key);
+    return {
+      plan: key.plan,
+      daily_limit: state.limit,
+      used: state.used,
+      remaining: state.remaining,
+      resets_at: state.resetsAt.toISOString(),
+    };
+  }
+}

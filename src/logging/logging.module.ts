@@ -1,0 +1,72 @@
+import { Global, Module } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoggerModule } from 'nestjs-pino';
+import pino, { DestinationStream } from 'pino';
+import type { ApiRequest } from '../auth/authenticated-key';
+import { LOG_DESTINATION, LogControl, PINO } from './log-control';
+
+/** Never written to a log, whatever logs them. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'key',
+  '*.key',
+];
+
+function createPino(destination: DestinationStream) {
+  return pino(
+    {
+      level: 'info',
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+}
+
+/** The pino instance and its live controls; tests swap LOG_DESTINATION to read what is logged. */
+@Global()
+@Module({
+  providers: [
+    { provide: LOG_DESTINATION, useFactory: () => pino.destination({ dest: 1, sync: false }) },
+    { provide: PINO, inject: [LOG_DESTINATION], useFactory: createPino },
+    LogControl,
+  ],
+  exports: [PINO, LogControl, LOG_DESTINATION],
+})
+export class LogCoreModule {}
+
+/** JSON-line logs through nestjs-pino: request ids, key ids (never keys), a live level. */
+@Module({
+  imports: [
+    LogCoreModule,
+    LoggerModule.forRootAsync({
+      imports: [LogCoreModule],
+      inject: [PINO, LogControl],
+      useFactory: (logger: pino.Logger, control: LogControl) => ({
+        pinoHttp: {
+          logger,
+          genReqId: (req: IncomingMessage) => (req as ApiRequest).id,
+          // One access line per request, only while `logging.verbose` is on.
+          autoLogging: { ignore: () => !control.verbose },
+          customProps: (req: IncomingMessage) => ({ key_id: (req as ApiRequest).apiKey?.id }),
+          serializers: {
+            req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+              id: req.id,
+              method: req.method,
+              url: req.url,
+              remote_address: req.remoteAddress,
+            }),
+            res: (res: ServerResponse) => ({ status_code: res.statusCode }),
+          },
+        },
+      }),
+    }),
+  ],
+  exports: [LogCoreModule],
+})
+export class LoggingModule {}

@@ -1,0 +1,176 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+/** The process environment, injectable so that tests can start an app with an environment of their own. */
+export const ENVIRONMENT = Symbol('ENVIRONMENT');
+export type Environment = Record<string, string | undefined>;
+
+/** Typed operator settings, read and validated once at start-up. */
+export const SETTINGS = Symbol('SETTINGS');
+
+export interface PlanLimits {
+  /** Calls per UTC day; null means no daily limit. */
+  daily_limit: number | null;
+  /** Calls per second. */
+  rate_limit: number;
+}
+
+export interface Settings {
+  port: number;
+  host: string;
+  dataDir: string;
+  configFile?: string;
+  redisUrl?: string;
+  /** Express `trust proxy` value: how many proxies (or which) to trust for the client address. */
+  trustProxy: boolean | number | string;
+  plans: Record<string, PlanLimits>;
+  defaultPlan: string;
+  initialKeyPlan: string;
+  /** Failed authentications allowed per client address per window. */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  version: string;
+}
+
+export const DEFAULT_PLANS: Record<string, PlanLimits> = {
+  free: { daily_limit: 100, rate_limit: 5 },
+  pro: { daily_limit: 10_000, rate_limit: 50 },
+  unlimited: { daily_limit: null, rate_limit: 1_000 },
+};
+
+export class SettingsError extends Error {}
+
+function intFrom(env: Environment, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new SettingsError(
+      `Invalid environment: ${name} must be a whole number >= ${min}, got '${raw}'`,
+    );
+  }
+  return Number(raw);
+}
+
+function parseTrustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+/** The operator's `limits:` section of CONFIG_FILE; everything else in that file is the tool configuration. */
+function limitsFromFile(configFile: string | undefined): Record<string, unknown> {
+  if (!configFile) return {};
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(configFile, 'utf8'));
+  } catch (error) {
+    throw new SettingsError(`Cannot read CONFIG_FILE ${configFile}: ${(error as Error).message}`);
+  }
+  if (doc && typeof doc === 'object' && 'limits' in doc) {
+    const limits = doc.limits;
+    if (limits && typeof limits === 'object') return limits as Record<string, unknown>;
+    throw new SettingsError(`Invalid CONFIG_FILE ${configFile}: 'limits' must be a mapping`);
+  }
+  return {};
+}
+
+function checkLimit(where: string, value: unknown, nullable: boolean): number | null {
+  if (value === null && nullable) return null;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  throw new SettingsError(
+    `Invalid ${where}: expected a whole number >= 0${nullable ? ' or null' : ''}`,
+  );
+}
+
+function resolvePlans(env: Environment, fileLimits: Record<string, unknown>) {
+  const plans: Record<string, PlanLimits> = structuredClone(DEFAULT_PLANS);
+  const filePlans = fileLimits.plans;
+  if (filePlans !== undefined) {
+    if (!filePlans || typeof filePlans !== 'object') {
+      throw new SettingsError("Invalid CONFIG_FILE: 'limits.plans' must be a mapping");
+    }
+    for (const [name, value] of Object.entries(filePlans as Record<string, unknown>)) {
+      if (!/^[a-z][a-z0-9_]*$/.test(name) || !value || typeof value !== 'object') {
+        throw new SettingsError(`Invalid CONFIG_FILE: limits.plans.${name} must be a mapping`);
+      }
+      const plan = value as Record<string, unknown>;
+      const base = plans[name] ?? { daily_limit: null, rate_limit: 1 };
+      plans[name] = {
+        daily_limit:
+          'daily_limit' in plan
+            ? checkLimit(`limits.plans.${name}.daily_limit`, plan.daily_limit, true)
+            : base.daily_limit,
+        rate_limit:
+          'rate_limit' in plan
+            ? (checkLimit(`limits.plans.${name}.rate_limit`, plan.rate_limit, false) as number)
+            : base.rate_limit,
+      };
+    }
+  }
+  // PLAN_<NAME>_DAILY_LIMIT / PLAN_<NAME>_RATE_LIMIT: the environment wins over the file.
+  for (const name of Object.keys(plans)) {
+    const upper = name.toUpperCase();
+    const daily = env[`PLAN_${upper}_DAILY_LIMIT`];
+    if (daily !== undefined && daily !== '') {
+      plans[name].daily_limit =
+        daily === 'none' ? null : intFrom(env, `PLAN_${upper}_DAILY_LIMIT`, 0);
+    }
+    plans[name].rate_limit = intFrom(env, `PLAN_${upper}_RATE_LIMIT`, plans[name].rate_limit, 1);
+  }
+  return plans;
+}
+
+export function loadSettings(env: Environment): Settings {
+  const configFile = env.CONFIG_FILE ? resolve(env.CONFIG_FILE) : undefined;
+  const fileLimits = limitsFromFile(configFile);
+  const plans = resolvePlans(env, fileLimits);
+  const defaultPlan = env.DEFAULT_PLAN || 'free';
+  if (!plans[defaultPlan])
+    throw new SettingsError(`Invalid environment: DEFAULT_PLAN '${defaultPlan}' is not a plan`);
+  const fileAuthLimit = fileLimits.auth_failures_per_minute;
+  const authFailureLimit = intFrom(
+    env,
+    'AUTH_FAILURE_LIMIT',
+    fileAuthLimit === undefined
+      ? 100
+      : (checkLimit('limits.auth_failures_per_minute', fileAuthLimit, false) as number),
+    1,
+  );
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new SettingsError(`Invalid environment: REDIS_URL must start with redis:// or rediss://`);
+  }
+  const port = intFrom(env, 'PORT', 8000, 0);
+  if (port > 65535)
+    throw new SettingsError(`Invalid environment: PORT must be 0 to 65535, got '${port}'`);
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir: resolve(env.DATA_DIR || './data'),
+    configFile,
+    redisUrl,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    plans,
+    defaultPlan,
+    initialKeyPlan: 'unlimited',
+    authFailureLimit,
+    authFailureWindowSeconds: intFrom(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),
+    bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    version: packageVersion(),
+  };
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -1,0 +1,229 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiKeyRecord, QuotaResult, Store, StoreUnavailableError } from './store';
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     prefix TEXT NOT NULL,
+     hash TEXT NOT NULL UNIQUE,
+     scopes TEXT NOT NULL,
+     plan TEXT NOT NULL,
+     daily_limit INTEGER,
+     rate_limit INTEGER,
+     created_at TEXT NOT NULL,
+     expires_at TEXT,
+     revoked_at TEXT,
+     last_used_at TEXT
+   );
+   CREATE TABLE config_overrides (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL);
+   CREATE TABLE usage_counters (
+     key_id TEXT NOT NULL,
+     day TEXT NOT NULL,
+     count INTEGER NOT NULL,
+     PRIMARY KEY (key_id, day)
+   ) WITHOUT ROWID;`,
+];
+
+interface KeyRow extends Omit<ApiKeyRecord, 'scopes'> {
+  scopes: string;
+}
+
+const toRecord = (row: KeyRow): ApiKeyRecord => ({
+  ...row,
+  scopes: JSON.parse(row.scopes) as string[],
+});
+
+/** The embedded store: one SQLite file in DATA_DIR, WAL mode, every write durable before it returns. */
+export class SqliteStore extends Store {
+  readonly kind = 'sqlite' as const;
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly stmt;
+
+  constructor(dataDir: string) {
+    super();
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    this.file = join(dataDir, 'service.db');
+    this.db = new Database(this.file);
+    this.db.pragma('journal_mode = WAL');
+    // FULL: the WAL is synced on every commit, so an answered write survives a crash of the machine.
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.migrate();
+    this.stmt = {
+      insertKey: this.db.prepare(
+        `INSERT INTO api_keys (id, name, prefix, hash, scopes, plan, daily_limit, rate_limit,
+           created_at, expires_at, revoked_at, last_used_at)
+         VALUES (@id, @name, @prefix, @hash, @scopes, @plan, @daily_limit, @rate_limit,
+           @created_at, @expires_at, @revoked_at, @last_used_at)`,
+      ),
+      countKeys: this.db.prepare('SELECT COUNT(*) AS n FROM api_keys').pluck(),
+      byHash: this.db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
+      byId: this.db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+      list: this.db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
+      revoke: this.db.prepare(
+        'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
+      ),
+      touch: this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+      overrides: this.db.prepare('SELECT key, value FROM config_overrides'),
+      setOverride: this.db.prepare(
+        `INSERT INTO config_overrides (key, value, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      ),
+      deleteOverride: this.db.prepare('DELETE FROM config_overrides WHERE key = ?'),
+      // One statement: the row is created or incremented only while below the limit.
+      consume: this.db
+        .prepare(
+          `INSERT INTO usage_counters (key_id, day, count) SELECT ?, ?, 1 WHERE ? > 0
+           ON CONFLICT(key_id, day) DO UPDATE SET count = count + 1 WHERE count < ?
+           RETURNING count`,
+        )
+        .pluck(),
+      usage: this.db
+        .prepare('SELECT count FROM usage_counters WHERE key_id = ? AND day = ?')
+        .pluck(),
+      pruneUsage: this.db.prepare('DELETE FROM usage_counters WHERE day < ?'),
+    };
+    this.pruneOldUsage();
+  }
+
+  describe(): string {
+    return this.file;
+  }
+
+  private migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  /** Counters older than a week are of no use to anyone. */
+  private pruneOldUsage(): void {
+    const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
+    this.stmt.pruneUsage.run(weekAgo);
+  }
+
+  private run<T>(work: () => T): Promise<T> {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      if (
+        error instanceof Database.SqliteError &&
+        /^SQLITE_(CANTOPEN|IOERR|CORRUPT|NOTADB|READONLY|BUSY|FULL)/.test(error.code)
+      ) {
+        return Promise.reject(
+          new StoreUnavailableError(`SQLite store failed: ${error.code}`, { cause: error }),
+        );
+      }
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  private keyParams(key: ApiKeyRecord) {
+    return { ...key, scopes: JSON.stringify(key.scopes) };
+  }
+
+  insertKey(key: ApiKeyRecord): Promise<void> {
+    return this.run(() => {
+      this.stmt.insertKey.run(this.keyParams(key));
+    });
+  }
+
+  insertKeyIfNone(key: ApiKeyRecord): Promise<boolean> {
+    return this.run(() =>
+      this.db
+        .transaction(() => {
+          if ((this.stmt.countKeys.get() as number) > 0) return false;
+          this.stmt.insertKey.run(this.keyParams(key));
+          return true;
+        })
+        .immediate(),
+    );
+  }
+
+  findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    return this.run(() => {
+      const row = this.stmt.byHash.get(hash) as KeyRow | undefined;
+      return row && toRecord(row);
+    });
+  }
+
+  findKeyById(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.run(() => {
+      const row = this.stmt.byId.get(id) as KeyRow | undefined;
+      return row && toRecord(row);
+    });
+  }
+
+  listKeys(): Promise<ApiKeyRecord[]> {
+    return this.run(() => (this.stmt.list.all() as KeyRow[]).map(toRecord));
+  }
+
+  revokeKey(id: string, at: string): Promise<boolean> {
+    return this.run(() => this.stmt.revoke.run(at, id).changes > 0);
+  }
+
+  touchKey(id: string, at: string): Promise<void> {
+    return this.run(() => {
+      this.stmt.touch.run(at, id);
+    });
+  }
+
+  getOverrides(): Promise<Record<string, unknown>> {
+    return this.run(() => {
+      const rows = this.stmt.overrides.all() as { key: string; value: string }[];
+      return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
+    });
+  }
+
+  async setOverride(key: string, value: unknown): Promise<void> {
+    await this.run(() =>
+      this.stmt.setOverride.run(key, JSON.stringify(value), new Date().toISOString()),
+    );
+    this.notifyOverridesChanged();
+  }
+
+  async deleteOverride(key: string): Promise<void> {
+    await this.run(() => this.stmt.deleteOverride.run(key));
+    this.notifyOverridesChanged();
+  }
+
+  consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult> {
+    const cap = limit ?? Number.MAX_SAFE_INTEGER;
+    return this.run(() => {
+      const counted = this.stmt.consume.get(keyId, day, cap, cap) as number | undefined;
+      if (counted !== undefined) return { allowed: true, used: counted };
+      return { allowed: false, used: (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0 };
+    });
+  }
+
+  getUsage(keyId: string, day: string): Promise<number> {
+    return this.run(() => (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0);
+  }
+
+  ping(): Promise<void> {
+    return this.run(() => {
+      this.db.prepare('SELECT 1').get();
+    });
+  }
+
+  checkIntegrity(): Promise<string[]> {
+    return this.run(() => {
+      const rows = this.db.pragma('quick_check') as { quick_check: string }[];
+      return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.db.open) this.db.close();
+    return Promise.resolve();
+  }
+}

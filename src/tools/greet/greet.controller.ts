@@ -1,0 +1,19 @@
+import { Body } from '@nestjs/common';
+import { Tool, ToolController } from '../tool.decorator';
+import { GreetInput, GreetResult } from './greet.dto';
+import { GreetService } from './greet.service';
+
+@ToolController()
+export class GreetController {
+  constructor(private readonly greeter: GreetService) {}
+
+  @Tool({
+    name: 'greet',
+    description: 'Greet a user by name.',
+    input: GreetInput,
+    output: GreetResult,
+  })
+  greet(@Body() input: GreetInput): GreetResult {
+    return this.greeter.greet(input);
+  }
+}

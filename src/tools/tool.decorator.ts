@@ -1,0 +1,41 @@
+import { applyDecorators, Controller, HttpCode, Post, SetMetadata, Type } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Scopes } from '../auth/auth.decorators';
+
+export const TOOLS_PATH = 'api/v1/services';
+export const TOOL_METADATA = 'tool:definition';
+
+export interface ToolDefinition {
+  /** The tool's name and the last segment of its path: `[a-z][a-z0-9_]*`. */
+  name: string;
+  description: string;
+  /** The request DTO: its field decorators validate requests and give the input schema. */
+  input: Type<object>;
+  /** The response DTO, for the output schema. */
+  output: Type<object>;
+}
+
+/**
+ * Marks a controller method as a tool: `POST /api/v1/services/<name>`, answered 200, needing
+ * `services:execute`, metered by the daily quota, listed by discovery and documented in OpenAPI.
+ * The method takes the validated input DTO and returns the output.
+ */
+export function Tool(definition: ToolDefinition): MethodDecorator {
+  if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) {
+    throw new Error(`Tool name '${definition.name}' must match [a-z][a-z0-9_]*`);
+  }
+  return applyDecorators(
+    SetMetadata(TOOL_METADATA, definition),
+    Post(definition.name),
+    HttpCode(200),
+    Scopes(['services:execute']),
+    ApiOperation({ operationId: definition.name, summary: definition.description }),
+    ApiBody({ type: definition.input }),
+    ApiOkResponse({ type: definition.output, description: 'The tool ran.' }),
+  );
+}
+
+/** The class decorator of a tool controller: the shared path prefix, tag and bearer auth. */
+export function ToolController(): ClassDecorator {
+  return applyDecorators(Controller(TOOLS_PATH), ApiTags('tools'), ApiBearerAuth());
+}

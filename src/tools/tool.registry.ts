@@ -1,0 +1,50 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { TOOL_METADATA, ToolDefinition, TOOLS_PATH } from './tool.decorator';
+
+export interface RegisteredTool extends ToolDefinition {
+  path: string;
+  /** Runs the tool's handler on an already validated input. */
+  invoke(input: object): Promise<unknown>;
+}
+
+/** Every `@Tool()` handler of the application, found through Nest's discovery at start-up. */
+@Injectable()
+export class ToolRegistry implements OnModuleInit {
+  private readonly tools = new Map<string, RegisteredTool>();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getControllers()) {
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!instance || !wrapper.isDependencyTreeStatic()) continue;
+      const prototype = Object.getPrototypeOf(instance) as object;
+      for (const method of this.scanner.getAllMethodNames(prototype)) {
+        const handler = instance[method] as (input: object) => unknown;
+        const definition = this.reflector.get<ToolDefinition | undefined>(TOOL_METADATA, handler);
+        if (!definition) continue;
+        if (this.tools.has(definition.name)) {
+          throw new Error(`Two tools are named '${definition.name}'`);
+        }
+        this.tools.set(definition.name, {
+          ...definition,
+          path: `/${TOOLS_PATH}/${definition.name}`,
+          invoke: (input: object) => Promise.resolve(handler.call(instance, input)),
+        });
+      }
+    }
+  }
+
+  list(): RegisteredTool[] {
+    return [...this.tools.values()];
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.tools.get(name);
+  }
+}

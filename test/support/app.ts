@@ -1,0 +1,99 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import type { App } from 'supertest/types';
+import { AppModule } from '../../src/app.module';
+import { configureApp } from '../../src/app.setup';
+import { INITIAL_KEY_FILE } from '../../src/auth/initial-key';
+import { LOG_DESTINATION } from '../../src/logging/log-control';
+import { ENVIRONMENT } from '../../src/settings/settings';
+
+/** Collects the JSON log lines an app writes, so tests can assert on them. */
+export class LogCapture {
+  readonly lines: string[] = [];
+
+  write(chunk: string): boolean {
+    this.lines.push(...chunk.split('\n').filter(Boolean));
+    return true;
+  }
+
+  records(): Record<string, unknown>[] {
+    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface TestAppOptions {
+  /** Environment of the app; DATA_DIR is filled in. The test process's own environment is not used. */
+  env?: Record<string, string>;
+  dataDir?: string;
+  /** Extra modules mounted beside AppModule (a sample tool, a failing tool). */
+  imports?: Type<unknown>[];
+  configure?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+}
+
+export interface TestApp {
+  app: INestApplication<App>;
+  dataDir: string;
+  env: Record<string, string>;
+  adminKey: string;
+  logs: LogCapture;
+  http(): ReturnType<typeof request>;
+  /** Creates a key through the API with the admin key; returns its text. */
+  createKey(body?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function tempDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'tis-test-'));
+}
+
+/** The shared environment of every test app: a Redis URL when the suite runs against Redis. */
+export function baseEnv(): Record<string, string> {
+  return process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {};
+}
+
+/** Starts the real application (AppModule + configureApp) on a fresh or given data directory. */
+export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = options.dataDir ?? tempDataDir();
+  const env = { ...baseEnv(), DATA_DIR: dataDir, ...options.env };
+  const logs = new LogCapture();
+  let builder = Test.createTestingModule({ imports: [AppModule, ...(options.imports ?? [])] })
+    .overrideProvider(ENVIRONMENT)
+    .useValue(env)
+    .overrideProvider(LOG_DESTINATION)
+    .useValue(logs);
+  if (options.configure) builder = options.configure(builder);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication<INestApplication<App>>({ bufferLogs: true });
+  configureApp(app);
+  await app.init();
+  const adminKey = readFileSync(join(dataDir, INITIAL_KEY_FILE), 'utf8').trim();
+  const http = () => request(app.getHttpServer());
+  return {
+    app,
+    dataDir,
+    env,
+    adminKey,
+    logs,
+    http,
+    async createKey(body = {}) {
+      const res = await http()
+        .post('/api/v1/auth/api-keys')
+        .set('Authorization', `Bearer ${adminKey}`)
+        .send({ name: 'test', ...body });
+      if (res.status !== 201)
+        throw new Error(`key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return (res.body as { key: string }).key;
+    },
+    close: () => app.close(),
+  };
+}
+
+export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
