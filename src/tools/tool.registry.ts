@@ -1,9 +1,13 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { TOOL_METADATA, ToolDefinition, TOOLS_PATH } from './tool.decorator';
+import { JsonSchema, jsonSchemaOf } from './tool.schema';
 
 export interface RegisteredTool extends ToolDefinition {
   path: string;
+  /** JSON Schemas derived from the input and output DTOs (the same as OpenAPI's). */
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
   /** Runs the tool's handler on an already validated input. */
   invoke(input: object): Promise<unknown>;
 }
@@ -34,6 +38,8 @@ export class ToolRegistry implements OnModuleInit {
         this.tools.set(definition.name, {
           ...definition,
           path: `/${TOOLS_PATH}/${definition.name}`,
+          inputSchema: jsonSchemaOf(definition.input),
+          outputSchema: jsonSchemaOf(definition.output, false),
           invoke: (input: object) => Promise.resolve(handler.call(instance, input)),
         });
       }
