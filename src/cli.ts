@@ -122,11 +122,10 @@ export async function runCli(argv: string[]): Promise<number> {
     await buildCli().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    const e = error as { code?: string; exitCode?: number; message?: string };
+    const e = error as { code?: string; message?: string };
+    // Commander has already printed its own message: help is success, anything else bad usage.
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
-      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version'
-        ? 0
-        : (e.exitCode ?? 2);
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
     }
     process.stderr.write(`error: ${e.message ?? String(error)}\n`);
     return 1;

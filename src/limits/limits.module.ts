@@ -19,7 +19,7 @@ import { UsageController } from './usage.controller';
         throttlers: [
           {
             name: 'default',
-            ttl: 1000,
+            ttl: settings.rateLimitWindowMs,
             limit: (context) => {
               const key = context.switchToHttp().getRequest<ApiRequest>().apiKey;
               return key ? effectiveLimits(key, settings).rate_limit : 1;

@@ -4,6 +4,10 @@ import type { ApiRequest } from '../auth/authenticated-key';
 import { ApiError } from '../errors/api-error';
 import { rateLimitHeaders } from './rate-limit.headers';
 
+function windowText(ttlMs: number): string {
+  return ttlMs === 1000 ? 'second' : `${ttlMs / 1000} seconds`;
+}
+
 /**
  * The throttler, per API key: it runs after authentication, tracks the key's id, and takes its limit
  * from the key or its plan (see LimitsModule). Open routes are not limited here.
@@ -35,7 +39,7 @@ export class KeyRateLimitGuard extends ThrottlerGuard {
     const wait = Math.max(1, detail.timeToBlockExpire);
     throw new ApiError(
       429,
-      `Rate limit exceeded: ${detail.limit} requests per ${detail.ttl / 1000} second(s). Retry after ${wait} seconds.`,
+      `Rate limit exceeded: ${detail.limit} requests per ${windowText(detail.ttl)}. Retry after ${wait} seconds.`,
       rateLimitHeaders(detail.limit, 0, wait),
     );
   }

@@ -30,6 +30,8 @@ export interface Settings {
   /** Failed authentications allowed per client address per window. */
   authFailureLimit: number;
   authFailureWindowSeconds: number;
+  /** Length of the per-key rate-limit window; plan and key limits are calls per window. */
+  rateLimitWindowMs: number;
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   version: string;
@@ -159,6 +161,7 @@ export function loadSettings(env: Environment): Settings {
     initialKeyPlan: 'unlimited',
     authFailureLimit,
     authFailureWindowSeconds: intFrom(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),
+    rateLimitWindowMs: intFrom(env, 'RATE_LIMIT_WINDOW_MS', 1000, 100),
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     version: packageVersion(),
   };

@@ -3,6 +3,7 @@ import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import request from 'supertest';
 import type { App } from 'supertest/types';
 import { AppModule } from '../../src/app.module';
@@ -47,6 +48,8 @@ export interface TestApp {
   http(): ReturnType<typeof request>;
   /** Creates a key through the API with the admin key; returns its text. */
   createKey(body?: Record<string, unknown>): Promise<string>;
+  /** Creates a key through the API with the admin key; returns its text and id. */
+  createKeyWithId(body?: Record<string, unknown>): Promise<{ key: string; id: string }>;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,8 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDataDir();
   const env = { ...baseEnv(), DATA_DIR: dataDir, ...options.env };
   const logs = new LogCapture();
+  // nestjs-pino keeps the first app's logger for logs outside a request; each test app gets its own.
+  __resetOutOfContextForTests();
   let builder = Test.createTestingModule({ imports: [AppModule, ...(options.imports ?? [])] })
     .overrideProvider(ENVIRONMENT)
     .useValue(env)
@@ -76,6 +81,16 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   await app.init();
   const adminKey = readFileSync(join(dataDir, INITIAL_KEY_FILE), 'utf8').trim();
   const http = () => request(app.getHttpServer());
+  const createKeyWithId = async (body: Record<string, unknown> = {}) => {
+    const res = await http()
+      .post('/api/v1/auth/api-keys')
+      .set('Authorization', `Bearer ${adminKey}`)
+      .send({ name: 'test', ...body });
+    if (res.status !== 201) {
+      throw new Error(`key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    return res.body as { key: string; id: string };
+  };
   return {
     app,
     dataDir,
@@ -84,14 +99,9 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
     logs,
     http,
     async createKey(body = {}) {
-      const res = await http()
-        .post('/api/v1/auth/api-keys')
-        .set('Authorization', `Bearer ${adminKey}`)
-        .send({ name: 'test', ...body });
-      if (res.status !== 201)
-        throw new Error(`key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return (res.body as { key: string }).key;
+      return (await createKeyWithId(body)).key;
     },
+    createKeyWithId,
     close: () => app.close(),
   };
 }
