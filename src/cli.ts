@@ -7,9 +7,11 @@ import { KeysModule } from './auth/auth.module';
 import { isValidScope } from './auth/scopes';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
+import { DoctorModule } from './tools/doctor/doctor.module';
+import { DoctorService } from './tools/doctor/doctor.service';
 
 /** The CLI's modules: the same settings, store and key service as the server, without HTTP. */
-@Module({ imports: [SettingsModule, StoreModule, KeysModule] })
+@Module({ imports: [SettingsModule, StoreModule, KeysModule, DoctorModule] })
 export class CliModule {}
 
 function wholeNumber(min: number) {
@@ -114,6 +116,24 @@ export function buildCli(): Command {
       out(`Revoked ${id}.`);
     });
 
+  program
+    .command('doctor')
+    .description('Run the health checks; exit 1 when any fails (for deploy pipelines)')
+    .option('--fix', 'fix what is fixable, then check again')
+    .option('--json', 'print the report as JSON')
+    .action(async (opts: { fix?: boolean; json?: boolean }) => {
+      const report = await withContext((app) => app.get(DoctorService).run(Boolean(opts.fix)));
+      if (opts.json) out(JSON.stringify(report));
+      else {
+        for (const c of report.checks) {
+          out(
+            `${c.status.toUpperCase().padEnd(4)}  ${c.name.padEnd(18)} ${c.message}${c.fixable ? ' (fixable: --fix)' : ''}`,
+          );
+        }
+      }
+      if (report.has_failures) process.exitCode = 1;
+    });
+
   return program;
 }
 
@@ -134,6 +154,6 @@ export async function runCli(argv: string[]): Promise<number> {
 
 if (require.main === module) {
   void runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
+    process.exitCode = process.exitCode || code;
   });
 }

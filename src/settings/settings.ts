@@ -32,6 +32,13 @@ export interface Settings {
   authFailureWindowSeconds: number;
   /** Length of the per-key rate-limit window; plan and key limits are calls per window. */
   rateLimitWindowMs: number;
+  doctor: {
+    /** Each check's time limit; a check still running then reports `fail`. */
+    checkTimeoutMs: number;
+    /** Free disk space below which `disk_space` warns, then fails. */
+    diskWarnMb: number;
+    diskFailMb: number;
+  };
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   version: string;
@@ -162,6 +169,11 @@ export function loadSettings(env: Environment): Settings {
     authFailureLimit,
     authFailureWindowSeconds: intFrom(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),
     rateLimitWindowMs: intFrom(env, 'RATE_LIMIT_WINDOW_MS', 1000, 100),
+    doctor: {
+      checkTimeoutMs: intFrom(env, 'DOCTOR_CHECK_TIMEOUT_MS', 5000, 10),
+      diskWarnMb: intFrom(env, 'DOCTOR_DISK_WARN_MB', 1024),
+      diskFailMb: intFrom(env, 'DOCTOR_DISK_FAIL_MB', 100),
+    },
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     version: packageVersion(),
   };

@@ -50,7 +50,7 @@ export class SqliteStore extends Store {
     this.db = new Database(this.file);
     this.db.pragma('journal_mode = WAL');
     // FULL: the WAL is synced on every commit, so an answered write survives a crash of the machine.
-    this.db.pragma('synchronous = FULL');
+    this.db.pragma(`synchronous = ${process.env.SQLITE_SYNC ?? 'FULL'}`);
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     this.migrate();

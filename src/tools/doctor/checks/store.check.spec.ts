@@ -1,0 +1,40 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore } from '../../../store/sqlite.store';
+import { StoreUnavailableError } from '../../../store/store';
+import { StoreCheck } from './store.check';
+
+describe('StoreCheck', () => {
+  const open = () => new SqliteStore(mkdtempSync(join(tmpdir(), 'tis-store-check-')));
+
+  it('passes on a reachable, intact store, naming it', async () => {
+    const store = open();
+    const outcome = await new StoreCheck(store).run();
+    expect(outcome).toEqual({
+      status: 'pass',
+      message: `The sqlite store ${store.describe()} answers and is intact`,
+    });
+    await store.close();
+  });
+
+  it('fails when the store reports damage', async () => {
+    const store = open();
+    jest
+      .spyOn(store, 'checkIntegrity')
+      .mockResolvedValue(['Page 3: btreeInitPage() returns error code 11']);
+    const outcome = await new StoreCheck(store).run();
+    expect(outcome.status).toBe('fail');
+    expect(outcome.message).toContain('reports damage: Page 3');
+    await store.close();
+  });
+
+  it('fails when the store cannot be reached', async () => {
+    const store = open();
+    jest.spyOn(store, 'ping').mockRejectedValue(new StoreUnavailableError('connection refused'));
+    const outcome = await new StoreCheck(store).run();
+    expect(outcome).toMatchObject({ status: 'fail' });
+    expect(outcome.message).toContain('cannot be reached: connection refused');
+    await store.close();
+  });
+});

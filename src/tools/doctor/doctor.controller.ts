@@ -1,0 +1,19 @@
+import { Body } from '@nestjs/common';
+import { Tool, ToolController } from '../tool.decorator';
+import { DoctorInput, DoctorResult } from './doctor.dto';
+import { DoctorService } from './doctor.service';
+
+@ToolController()
+export class DoctorController {
+  constructor(private readonly doctor: DoctorService) {}
+
+  @Tool({
+    name: 'doctor',
+    description: 'Run project health checks, optionally auto-fixing fixable issues.',
+    input: DoctorInput,
+    output: DoctorResult,
+  })
+  doctorTool(@Body() input: DoctorInput): Promise<DoctorResult> {
+    return this.doctor.run(input.fix);
+  }
+}

@@ -1,0 +1,92 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { Settings, SETTINGS } from '../../settings/settings';
+import { CheckOutcome, DoctorCheck, fail, HealthCheck } from './doctor-check';
+
+export interface CheckRecord extends CheckOutcome {
+  name: string;
+}
+
+export interface DoctorReport {
+  checks: CheckRecord[];
+  has_failures: boolean;
+}
+
+class TimedOut extends Error {}
+
+function withTimeout<T>(work: () => Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimedOut()), ms);
+  });
+  return Promise.race([Promise.resolve().then(work), limit]).finally(() => clearTimeout(timer));
+}
+
+/** Runs every discovered check, concurrently and each under a time limit, in a stable order. */
+@Injectable()
+export class DoctorService implements OnModuleInit {
+  private readonly logger = new Logger('Doctor');
+  private checks: HealthCheck[] = [];
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  onModuleInit(): void {
+    this.checks = this.discovery
+      .getProviders({ metadataKey: DoctorCheck.KEY })
+      .filter((wrapper) => wrapper.isDependencyTreeStatic() && wrapper.instance)
+      .map((wrapper) => ({
+        check: wrapper.instance as HealthCheck,
+        order: this.discovery.getMetadataByDecorator(DoctorCheck, wrapper)?.order ?? 1000,
+      }))
+      .sort((a, b) => a.order - b.order || a.check.name.localeCompare(b.check.name))
+      .map(({ check }) => check);
+  }
+
+  names(): string[] {
+    return this.checks.map((check) => check.name);
+  }
+
+  /** Runs the checks; with `fix`, repairs what is fixable, then runs them all again. */
+  async run(fix = false): Promise<DoctorReport> {
+    let outcomes = await this.runAll();
+    if (fix) {
+      const fixing = this.checks.filter(
+        (check, i) => outcomes[i].fixable && outcomes[i].status !== 'pass',
+      );
+      if (fixing.length) {
+        await Promise.all(fixing.map((check) => this.fixOne(check)));
+        outcomes = await this.runAll();
+      }
+    }
+    const checks = this.checks.map((check, i) => ({ name: check.name, ...outcomes[i] }));
+    return { checks, has_failures: checks.some((c) => c.status === 'fail') };
+  }
+
+  private runAll(): Promise<CheckOutcome[]> {
+    return Promise.all(this.checks.map((check) => this.runOne(check)));
+  }
+
+  private async runOne(check: HealthCheck): Promise<CheckOutcome> {
+    const ms = this.settings.doctor.checkTimeoutMs;
+    try {
+      return await withTimeout(() => check.run(), ms);
+    } catch (error) {
+      if (error instanceof TimedOut) {
+        return fail(`The check did not finish within ${ms} ms; whatever it inspects is hanging.`);
+      }
+      this.logger.error({ err: error }, `Doctor check ${check.name} failed`);
+      return fail(`The check itself failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async fixOne(check: HealthCheck): Promise<void> {
+    try {
+      await withTimeout(() => check.fix!(), this.settings.doctor.checkTimeoutMs);
+    } catch (error) {
+      this.logger.warn({ err: error }, `Doctor fix of ${check.name} failed`);
+    }
+  }
+}

@@ -1,0 +1,168 @@
+import { readdirSync } from 'node:fs';
+import { Store } from '../src/store/store';
+import { bearer, startApp, TestApp } from './support/app';
+import { runCli } from './support/cli';
+import { HangingCheckModule } from './support/hanging-check.module';
+import { makeReadOnly } from './support/read-only';
+
+interface Check {
+  name: string;
+  status: string;
+  message: string;
+  fixable?: boolean;
+}
+
+const byName = (checks: Check[], name: string) => checks.find((c) => c.name === name)!;
+
+describe('doctor (e2e)', () => {
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startApp();
+    key = await t.createKey({ scope_template: 'standard', plan: 'unlimited' });
+  });
+  afterAll(() => t.close());
+
+  const doctor = (body?: unknown) => {
+    const req = t.http().post('/api/v1/services/doctor').set(bearer(key));
+    return body === undefined ? req : req.send(body as object);
+  };
+
+  it('runs every check and reports a healthy service', async () => {
+    const res = await doctor({});
+    expect(res.status).toBe(200);
+    expect(res.body.has_failures).toBe(false);
+    const checks = res.body.checks as Check[];
+    for (const name of ['runtime_version', 'data_directory', 'store', 'api_keys', 'disk_space']) {
+      expect(byName(checks, name)).toMatchObject({ status: 'pass', message: expect.any(String) });
+    }
+    for (const check of checks) {
+      expect(Object.keys(check).sort()).toEqual(
+        check.fixable ? ['fixable', 'message', 'name', 'status'] : ['message', 'name', 'status'],
+      );
+      expect(['pass', 'warn', 'fail']).toContain(check.status);
+    }
+    expect(byName(checks, 'store').message).toContain(t.dataDir);
+  });
+
+  it('answers no body like {}, in the same stable order', async () => {
+    const a = await doctor();
+    const b = await doctor({});
+    expect(a.status).toBe(200);
+    expect((a.body.checks as Check[]).map((c) => c.name)).toEqual(
+      (b.body.checks as Check[]).map((c) => c.name),
+    );
+  });
+
+  it('rejects a fix that is not a boolean', async () => {
+    const res = await doctor({ fix: 'yes' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      detail: [{ loc: ['body', 'fix'], msg: 'Input should be a valid boolean', type: 'bool_type' }],
+    });
+  });
+
+  it('changes nothing when fixing a healthy service', async () => {
+    const store = t.app.get(Store);
+    const files = readdirSync(t.dataDir).sort();
+    const keys = await store.listKeys();
+    const overrides = await store.getOverrides();
+    const res = await doctor({ fix: true });
+    expect(res.status).toBe(200);
+    expect(res.body.has_failures).toBe(false);
+    expect(readdirSync(t.dataDir).sort()).toEqual(files);
+    expect((await store.listKeys()).map((k) => [k.id, k.revoked_at])).toEqual(
+      keys.map((k) => [k.id, k.revoked_at]),
+    );
+    expect(await store.getOverrides()).toEqual(overrides);
+  });
+
+  it('fails data_directory when the data directory refuses new files', async () => {
+    const undo = makeReadOnly(t.dataDir);
+    if (!undo) return console.warn('skipped: this machine cannot make a directory read-only');
+    try {
+      const res = await doctor({});
+      expect(res.status).toBe(200);
+      expect(res.body.has_failures).toBe(true);
+      const check = byName(res.body.checks, 'data_directory');
+      expect(check.status).toBe('fail');
+      expect(check.message).toContain(`Data directory ${t.dataDir} is not writable`);
+    } finally {
+      undo();
+    }
+    expect(byName((await doctor({})).body.checks, 'data_directory').status).toBe('pass');
+  });
+});
+
+describe('doctor thresholds, hangs and a broken store (e2e)', () => {
+  it('warns, then fails, when free disk space is under the thresholds', async () => {
+    const warnApp = await startApp({ env: { DOCTOR_DISK_WARN_MB: String(1e12) } });
+    const failApp = await startApp({ env: { DOCTOR_DISK_FAIL_MB: String(1e12) } });
+    try {
+      const warned = await warnApp
+        .http()
+        .post('/api/v1/services/doctor')
+        .set(bearer(warnApp.adminKey));
+      expect(byName(warned.body.checks, 'disk_space')).toMatchObject({ status: 'warn' });
+      expect(warned.body.has_failures).toBe(false);
+      const failed = await failApp
+        .http()
+        .post('/api/v1/services/doctor')
+        .set(bearer(failApp.adminKey));
+      expect(byName(failed.body.checks, 'disk_space')).toMatchObject({ status: 'fail' });
+      expect(byName(failed.body.checks, 'disk_space').message).toMatch(
+        /free on the file system of/,
+      );
+      expect(failed.body.has_failures).toBe(true);
+    } finally {
+      await warnApp.close();
+      await failApp.close();
+    }
+  });
+
+  it('reports a hanging check as fail within its time limit and still answers', async () => {
+    const t = await startApp({
+      imports: [HangingCheckModule],
+      env: { DOCTOR_CHECK_TIMEOUT_MS: '200' },
+    });
+    try {
+      const res = await t.http().post('/api/v1/services/doctor').set(bearer(t.adminKey)).send({});
+      expect(res.status).toBe(200);
+      expect(res.body.has_failures).toBe(true);
+      const checks = res.body.checks as Check[];
+      expect(checks[checks.length - 1].name).toBe('hanging_dependency');
+      expect(byName(checks, 'hanging_dependency')).toEqual({
+        name: 'hanging_dependency',
+        status: 'fail',
+        message: 'The check did not finish within 200 ms; whatever it inspects is hanging.',
+      });
+      expect(byName(checks, 'store').status).toBe('pass');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('doctor on the CLI (e2e)', () => {
+  it('reports no usable key as not passing and exits 1 when a check fails', async () => {
+    const t = await startApp();
+    const env = { DATA_DIR: t.dataDir };
+    const keys = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as {
+      id: string;
+    }[];
+    await t.close();
+    for (const k of keys) expect((await runCli(['keys', 'revoke', k.id], env)).code).toBe(0);
+    const ok = await runCli(['doctor', '--json'], env);
+    expect(ok.code).toBe(0);
+    const report = JSON.parse(ok.stdout) as { checks: Check[]; has_failures: boolean };
+    expect(byName(report.checks, 'api_keys')).toMatchObject({ status: 'warn' });
+    expect(byName(report.checks, 'api_keys').message).toMatch(
+      /No active API key has the scope services:execute/,
+    );
+
+    const failing = await runCli(['doctor'], { ...env, DOCTOR_DISK_FAIL_MB: String(1e12) });
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toMatch(/^FAIL\s+disk_space/m);
+  });
+});
