@@ -1,3 +1,5 @@
+import { ApiError } from '../errors/api-error';
+
 /** The headers of a limited answer: how long to wait and where the counter stands. */
 export function rateLimitHeaders(limit: number, remaining: number, resetSeconds: number) {
   const wait = Math.max(1, Math.ceil(resetSeconds));
@@ -7,4 +9,14 @@ export function rateLimitHeaders(limit: number, remaining: number, resetSeconds:
     'X-RateLimit-Remaining': Math.max(0, remaining),
     'X-RateLimit-Reset': wait,
   };
+}
+
+/** The 429 of a key over its per-second budget, the same for REST and MCP. */
+export function rateLimitExceeded(limit: number, ttlMs: number, blockedSeconds: number): ApiError {
+  const wait = Math.max(1, blockedSeconds);
+  return new ApiError(
+    429,
+    `Rate limit exceeded: ${limit} requests per ${ttlMs / 1000} second(s). Retry after ${wait} seconds.`,
+    rateLimitHeaders(limit, 0, wait),
+  );
 }
