@@ -10,11 +10,15 @@ import { LimitsModule } from './limits/limits.module';
 import { QuotaInterceptor } from './limits/quota.interceptor';
 import { KeyRateLimitGuard } from './limits/rate-limit.guard';
 import { LoggingModule } from './logging/logging.module';
+import { McpModule } from './mcp/mcp.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
 import { DoctorModule } from './tools/doctor/doctor.module';
 import { GreetModule } from './tools/greet/greet.module';
 import { ToolsModule } from './tools/tools.module';
+
+/** The tools: one line each. The server and the stdio MCP server (src/mcp/mcp.stdio.ts) mount these. */
+export const TOOL_MODULES = [GreetModule, DoctorModule];
 
 @Module({
   imports: [
@@ -24,9 +28,8 @@ import { ToolsModule } from './tools/tools.module';
     AuthModule,
     LimitsModule,
     ToolsModule,
-    // Tools: one line each.
-    GreetModule,
-    DoctorModule,
+    McpModule,
+    ...TOOL_MODULES,
   ],
   providers: [
     // The order of checks on every call: authentication, scope, rate limit; then quota, validation.

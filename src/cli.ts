@@ -134,6 +134,23 @@ export function buildCli(): Command {
       if (report.has_failures) process.exitCode = 1;
     });
 
+  program
+    .command('mcp')
+    .description(
+      'Serve the tools over MCP on stdin/stdout for a local agent, as one key (same quota and rate limit)',
+    )
+    .addOption(
+      new Option('--key <key>', 'the API key to act as (needs services:execute)').env(
+        'MCP_API_KEY',
+      ),
+    )
+    .action(async (opts: { key?: string }) => {
+      if (!opts.key) throw new KeyRequestError('An API key is required: --key or MCP_API_KEY');
+      // Loaded here: the tools' modules are not needed by the other commands.
+      const { serveMcpOverStdio } = await import('./mcp/mcp.stdio');
+      await serveMcpOverStdio(opts.key);
+    });
+
   return program;
 }
 

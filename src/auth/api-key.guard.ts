@@ -4,11 +4,16 @@ import { ApiError } from '../errors/api-error';
 import { AuthFailureLimiter } from '../limits/auth-failure.limiter';
 import { bearerToken } from './api-key';
 import { ApiKeysService } from './api-keys.service';
-import { Public } from './auth.decorators';
+import { BearerErrorCodes, Public } from './auth.decorators';
 import type { ApiRequest } from './authenticated-key';
 
-export function notAuthenticated(detail: 'Not authenticated' | 'Invalid API key'): ApiError {
-  return new ApiError(401, detail, { 'WWW-Authenticate': 'Bearer' });
+export function notAuthenticated(
+  detail: 'Not authenticated' | 'Invalid API key',
+  withErrorCode = false,
+): ApiError {
+  return new ApiError(401, detail, {
+    'WWW-Authenticate': withErrorCode ? 'Bearer error="invalid_token"' : 'Bearer',
+  });
 }
 
 /** Deny by default: every route needs a valid key unless it says @Public(). */
@@ -22,9 +27,8 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    if (this.reflector.getAllAndOverride(Public, [context.getHandler(), context.getClass()])) {
-      return true;
-    }
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride(Public, targets)) return true;
     const req = context.switchToHttp().getRequest<ApiRequest>();
     const token = bearerToken(req.headers.authorization);
     const key = token === undefined ? undefined : await this.keys.authenticate(token);
@@ -33,6 +37,9 @@ export class ApiKeyGuard implements CanActivate {
       return true;
     }
     await this.failures.recordFailure(req);
-    throw notAuthenticated(token === undefined ? 'Not authenticated' : 'Invalid API key');
+    throw notAuthenticated(
+      token === undefined ? 'Not authenticated' : 'Invalid API key',
+      this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '../errors/api-error';
-import { Scopes } from './auth.decorators';
+import { BearerErrorCodes, Scopes } from './auth.decorators';
 import type { ApiRequest } from './authenticated-key';
 import { hasAnyScope } from './scopes';
 
@@ -14,13 +14,13 @@ export class ScopesGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
-    const wanted = this.reflector.getAllAndOverride(Scopes, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const targets = [context.getHandler(), context.getClass()];
+    const wanted = this.reflector.getAllAndOverride(Scopes, targets);
     const key = context.switchToHttp().getRequest<ApiRequest>().apiKey;
-    if (!wanted || !key) return true;
-    if (!hasAnyScope(key.scopes, wanted)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    return true;
+    if (!wanted || !key || hasAnyScope(key.scopes, wanted)) return true;
+    const challenge = this.reflector.getAllAndOverride(BearerErrorCodes, targets)
+      ? { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${wanted.join(' ')}"` }
+      : undefined;
+    throw new ApiError(403, INSUFFICIENT_PERMISSIONS, challenge);
   }
 }

@@ -87,7 +87,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 }
 
-function detailOf(exception: HttpException, status: number): unknown {
+/** The `detail` a client gets for an HttpException (also MCP's text for a failed tool call). */
+export function detailOf(exception: HttpException, status: number): unknown {
   const body = exception.getResponse();
   if (typeof body === 'string') return body;
   if (body && typeof body === 'object') {

@@ -9,3 +9,32 @@ export function effectiveLimits(key: AuthenticatedKey, settings: Settings): Plan
     rate_limit: key.rate_limit ?? plan.rate_limit,
   };
 }
+
+/** The throttler that holds the per-key budget (its window is `settings.rateLimitWindowMs`). */
+export const KEY_THROTTLER = 'default';
+
+/** A key's budget per rate-limit window (a second by default): where it is counted in the throttler storage, and how many calls fit. */
+export interface KeyRateBudget {
+  throttler: string;
+  storageKey: string;
+  ttlMs: number;
+  limit: number;
+}
+
+/** The storage key of a key's budget: one per key across every route and protocol. */
+export function keyRateStorageKey(keyId: string): string {
+  return `rate:${KEY_THROTTLER}:key:${keyId}`;
+}
+
+/**
+ * The one rate budget of a key, shared by REST (KeyRateLimitGuard) and MCP (KeyRateLimiter) so
+ * that a client cannot double its rate by switching protocols.
+ */
+export function keyRateBudget(key: AuthenticatedKey, settings: Settings): KeyRateBudget {
+  return {
+    throttler: KEY_THROTTLER,
+    storageKey: keyRateStorageKey(key.id),
+    ttlMs: settings.rateLimitWindowMs,
+    limit: effectiveLimits(key, settings).rate_limit,
+  };
+}

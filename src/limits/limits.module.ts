@@ -4,7 +4,8 @@ import type { ApiRequest } from '../auth/authenticated-key';
 import { Settings, SETTINGS } from '../settings/settings';
 import { AuthFailureLimiter } from './auth-failure.limiter';
 import { Clock, SystemClock } from './clock';
-import { effectiveLimits } from './key-limits';
+import { KEY_THROTTLER, keyRateBudget } from './key-limits';
+import { KeyRateLimiter } from './key-rate-limiter';
 import { QuotaInterceptor } from './quota.interceptor';
 import { QuotaService } from './quota.service';
 import { KeyRateLimitGuard } from './rate-limit.guard';
@@ -18,11 +19,11 @@ import { UsageController } from './usage.controller';
       useFactory: (settings: Settings) => ({
         throttlers: [
           {
-            name: 'default',
+            name: KEY_THROTTLER,
             ttl: settings.rateLimitWindowMs,
             limit: (context) => {
               const key = context.switchToHttp().getRequest<ApiRequest>().apiKey;
-              return key ? effectiveLimits(key, settings).rate_limit : 1;
+              return key ? keyRateBudget(key, settings).limit : 1;
             },
           },
         ],
@@ -35,6 +36,7 @@ import { UsageController } from './usage.controller';
     QuotaService,
     QuotaInterceptor,
     KeyRateLimitGuard,
+    KeyRateLimiter,
     AuthFailureLimiter,
   ],
   exports: [
@@ -42,6 +44,7 @@ import { UsageController } from './usage.controller';
     QuotaService,
     QuotaInterceptor,
     KeyRateLimitGuard,
+    KeyRateLimiter,
     AuthFailureLimiter,
     ThrottlerModule,
   ],

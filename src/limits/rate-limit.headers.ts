@@ -1,3 +1,5 @@
+import { ApiError } from '../errors/api-error';
+
 /** The headers of a limited answer: how long to wait and where the counter stands. */
 export function rateLimitHeaders(limit: number, remaining: number, resetSeconds: number) {
   const wait = Math.max(1, Math.ceil(resetSeconds));
@@ -7,4 +9,18 @@ export function rateLimitHeaders(limit: number, remaining: number, resetSeconds:
     'X-RateLimit-Remaining': Math.max(0, remaining),
     'X-RateLimit-Reset': wait,
   };
+}
+
+function windowText(ttlMs: number): string {
+  return ttlMs === 1000 ? 'second' : `${ttlMs / 1000} seconds`;
+}
+
+/** The 429 of a key over its budget for the window, the same for REST and MCP. */
+export function rateLimitExceeded(limit: number, ttlMs: number, blockedSeconds: number): ApiError {
+  const wait = Math.max(1, blockedSeconds);
+  return new ApiError(
+    429,
+    `Rate limit exceeded: ${limit} requests per ${windowText(ttlMs)}. Retry after ${wait} seconds.`,
+    rateLimitHeaders(limit, 0, wait),
+  );
 }

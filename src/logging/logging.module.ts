@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, Provider } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import pino, { DestinationStream } from 'pino';
@@ -28,17 +28,25 @@ function createPino(destination: DestinationStream) {
   );
 }
 
-/** The pino instance and its live controls; tests swap LOG_DESTINATION to read what is logged. */
-@Global()
-@Module({
-  providers: [
-    { provide: LOG_DESTINATION, useFactory: () => pino.destination({ dest: 1, sync: false }) },
+/** The pino instance and its live controls, writing to a file descriptor (1: stdout, 2: stderr). */
+function logCoreProviders(fd: 1 | 2): Provider[] {
+  return [
+    // stderr is written synchronously: a CLI process may exit right after logging.
+    { provide: LOG_DESTINATION, useFactory: () => pino.destination({ dest: fd, sync: fd === 2 }) },
     { provide: PINO, inject: [LOG_DESTINATION], useFactory: createPino },
     LogControl,
-  ],
-  exports: [PINO, LogControl, LOG_DESTINATION],
-})
+  ];
+}
+
+/** The pino instance and its live controls; tests swap LOG_DESTINATION to read what is logged. */
+@Global()
+@Module({ providers: logCoreProviders(1), exports: [PINO, LogControl, LOG_DESTINATION] })
 export class LogCoreModule {}
+
+/** The same, on stderr: for a process whose stdout carries a protocol (the stdio MCP server). */
+@Global()
+@Module({ providers: logCoreProviders(2), exports: [PINO, LogControl, LOG_DESTINATION] })
+export class StderrLogCoreModule {}
 
 /** JSON-line logs through nestjs-pino: request ids, key ids (never keys), a live level. */
 @Module({
@@ -70,3 +78,20 @@ export class LogCoreModule {}
   exports: [LogCoreModule],
 })
 export class LoggingModule {}
+
+/**
+ * The same JSON lines on stderr, for the stdio MCP server: stdout carries the protocol and nothing
+ * else. No HTTP here, so no request fields.
+ */
+@Module({
+  imports: [
+    StderrLogCoreModule,
+    LoggerModule.forRootAsync({
+      imports: [StderrLogCoreModule],
+      inject: [PINO],
+      useFactory: (logger: pino.Logger) => ({ pinoHttp: { logger } }),
+    }),
+  ],
+  exports: [StderrLogCoreModule],
+})
+export class StderrLoggingModule {}

@@ -41,6 +41,8 @@ export interface Settings {
   };
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /** Browser origins (`scheme://host[:port]`) allowed to call /mcp; `*` allows any. */
+  mcpAllowedOrigins: string[];
   version: string;
 }
 
@@ -61,6 +63,38 @@ function intFrom(env: Environment, name: string, fallback: number, min = 0): num
     );
   }
   return Number(raw);
+}
+
+/** `MCP_ALLOWED_ORIGINS`: comma-separated origins, each kept in its normal form; `*` allows any. */
+function parseOrigins(raw: string | undefined): string[] {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return entries.map((entry) => {
+    const origin = entry === '*' ? entry : originOf(entry);
+    if (origin === undefined) {
+      throw new SettingsError(
+        `Invalid environment: MCP_ALLOWED_ORIGINS entries must be origins like https://app.example.com, or *; got '${entry}'`,
+      );
+    }
+    return origin;
+  });
+}
+
+/**
+ * The normal form (`scheme://host[:port]`, lower case, default port dropped) of an origin, from an
+ * `Origin` header or the setting; undefined for anything else (a path, `null`, garbage).
+ */
+export function originOf(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  return bare && url.origin !== 'null' ? url.origin : undefined;
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | number | string {
@@ -175,6 +209,7 @@ export function loadSettings(env: Environment): Settings {
       diskFailMb: intFrom(env, 'DOCTOR_DISK_FAIL_MB', 100),
     },
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    mcpAllowedOrigins: parseOrigins(env.MCP_ALLOWED_ORIGINS),
     version: packageVersion(),
   };
 }

@@ -1,9 +1,12 @@
 import { applyDecorators, Controller, HttpCode, Post, SetMetadata, Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scopes } from '../auth/auth.decorators';
+import type { Scope } from '../auth/scopes';
 
 export const TOOLS_PATH = 'api/v1/services';
 export const TOOL_METADATA = 'tool:definition';
+/** The scope every tool call needs, over REST and MCP. */
+export const TOOL_SCOPE: Scope = 'services:execute';
 
 export interface ToolDefinition {
   /** The tool's name and the last segment of its path: `[a-z][a-z0-9_]*`. */
@@ -28,7 +31,7 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     SetMetadata(TOOL_METADATA, definition),
     Post(definition.name),
     HttpCode(200),
-    Scopes(['services:execute']),
+    Scopes([TOOL_SCOPE]),
     ApiOperation({ operationId: definition.name, summary: definition.description }),
     ApiBody({ type: definition.input }),
     ApiOkResponse({ type: definition.output, description: 'The tool ran.' }),

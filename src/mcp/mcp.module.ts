@@ -1,0 +1,26 @@
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { LimitsModule } from '../limits/limits.module';
+import { McpController, MCP_PATH } from './mcp.controller';
+import { McpOriginMiddleware } from './mcp-origin.middleware';
+import { McpServerFactory } from './mcp.server';
+import { ToolInvoker } from './tool.invoker';
+
+/** The MCP server over the tool registry and the ToolInvoker, for any transport (HTTP or stdio). */
+@Module({
+  imports: [LimitsModule],
+  providers: [ToolInvoker, McpServerFactory],
+  exports: [ToolInvoker, McpServerFactory],
+})
+export class McpCoreModule {}
+
+/** `POST /mcp`: MCP over Streamable HTTP. */
+@Module({
+  imports: [McpCoreModule],
+  controllers: [McpController],
+  providers: [McpOriginMiddleware],
+})
+export class McpModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(McpOriginMiddleware).forRoutes(MCP_PATH);
+  }
+}

@@ -1,0 +1,142 @@
+import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+import { ApiError, ValidationFailed, ValidationIssue } from '../errors/api-error';
+import { detailOf, STORE_UNAVAILABLE, STATUS_TEXT } from '../errors/all-exceptions.filter';
+import { isPlainObject } from '../errors/validation';
+import { Settings, SETTINGS } from '../settings/settings';
+import { StoreUnavailableError } from '../store/store';
+import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
+import { ToolInvoker } from './tool.invoker';
+
+/**
+ * The key a tools/call runs as. Over HTTP it is the request's (authenticated by ApiKeyGuard); over
+ * stdio the key is checked again on every call, so a revoked or expired key stops working at once.
+ */
+export type KeySource = () => Promise<AuthenticatedKey>;
+
+/**
+ * A JSON-RPC error whose message is exactly ours: McpError prefixes `MCP error <code>: ` to its
+ * message, which the client would then prefix again.
+ */
+class ProtocolError extends McpError {
+  constructor(code: number, message: string, data?: unknown) {
+    super(code, message, data);
+    this.message = message;
+  }
+}
+
+function issueText(issue: ValidationIssue): string {
+  return `${issue.loc.join('.')}: ${issue.msg} [${issue.type}]`;
+}
+
+/** -32602 with REST's 400 detail: a readable message naming each field, and the issues as data. */
+function invalidArguments(tool: string, issues: ValidationIssue[]): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `Invalid arguments for tool '${tool}': ${issues.map(issueText).join('; ')}`,
+    { detail: issues },
+  );
+}
+
+function unknownTool(name: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `${STATUS_TEXT[404]}: no tool named '${name}'`,
+    { detail: STATUS_TEXT[404] },
+  );
+}
+
+function textOf(detail: unknown): string {
+  if (typeof detail === 'string') return detail;
+  if (Array.isArray(detail)) return (detail as ValidationIssue[]).map(issueText).join('; ');
+  return JSON.stringify(detail);
+}
+
+function success(body: unknown): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    ...(isPlainObject(body) ? { structuredContent: body } : {}),
+  };
+}
+
+/** A tool call the service refused or that failed, as MCP's `isError` result with REST's detail. */
+function failure(detail: unknown, retryAfter?: string | number): CallToolResult {
+  let text = textOf(detail);
+  if (retryAfter !== undefined && !/retry/i.test(text))
+    text += ` Retry after ${retryAfter} seconds.`;
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * Builds MCP servers (the SDK's low-level `Server`) whose tools are the registry's: `tools/list`
+ * shows each tool's description and JSON Schemas, `tools/call` runs it through the ToolInvoker.
+ * One server per HTTP request (stateless), or one for a stdio session.
+ */
+@Injectable()
+export class McpServerFactory {
+  private readonly logger = new Logger('Mcp');
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly invoker: ToolInvoker,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  create(keySource: KeySource): Server {
+    const server = new Server(
+      { name: 'tool-invocation-service', version: this.settings.version },
+      { capabilities: { tools: {} } },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: this.registry.list().map(describeTool),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, ({ params }) =>
+      this.callTool(keySource, params.name, params.arguments),
+    );
+    return server;
+  }
+
+  private async callTool(keySource: KeySource, name: string, args: unknown) {
+    const tool = this.registry.get(name);
+    if (!tool) throw unknownTool(name);
+    try {
+      return success(await this.invoker.invoke(await keySource(), tool, args));
+    } catch (error) {
+      if (error instanceof ValidationFailed) throw invalidArguments(name, error.issues);
+      return this.refusal(name, error);
+    }
+  }
+
+  private refusal(tool: string, error: unknown): CallToolResult {
+    if (error instanceof StoreUnavailableError) {
+      this.logger.error({ err: error }, 'Store unavailable');
+      return failure(STORE_UNAVAILABLE.detail, STORE_UNAVAILABLE.headers['Retry-After']);
+    }
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      if (status >= 500) this.logger.error({ err: error }, `Server error in MCP tool ${tool}`);
+      const retryAfter = error instanceof ApiError ? error.headers['Retry-After'] : undefined;
+      return failure(detailOf(error, status), retryAfter);
+    }
+    this.logger.error({ err: error }, `Unhandled error in MCP tool ${tool}`);
+    return failure(STATUS_TEXT[500]);
+  }
+}
+
+function describeTool(tool: RegisteredTool): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as Tool['inputSchema'],
+    outputSchema: tool.outputSchema as Tool['outputSchema'],
+  };
+}
