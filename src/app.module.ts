@@ -12,6 +12,7 @@ import { KeyRateLimitGuard } from './limits/rate-limit.guard';
 import { LoggingModule } from './logging/logging.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
+import { ConfigModule } from './tools/config/config.module';
 import { GreetModule } from './tools/greet/greet.module';
 import { ToolsModule } from './tools/tools.module';
 
@@ -25,6 +26,7 @@ import { ToolsModule } from './tools/tools.module';
     ToolsModule,
     // Tools: one line each.
     GreetModule,
+    ConfigModule,
   ],
   providers: [
     // The order of checks on every call: authentication, scope, rate limit; then quota, validation.

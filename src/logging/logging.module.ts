@@ -15,10 +15,16 @@ export const REDACTED_PATHS = [
   '*.key',
 ];
 
-function createPino(destination: DestinationStream) {
+function createPino(destination: DestinationStream, control: LogControl) {
   return pino(
     {
-      level: 'info',
+      // Everything reaches the hook, which writes what LogControl's live level lets through.
+      level: 'trace',
+      hooks: {
+        logMethod(args, method, level) {
+          if (control.writes(level)) method.apply(this, args);
+        },
+      },
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -33,8 +39,8 @@ function createPino(destination: DestinationStream) {
 @Module({
   providers: [
     { provide: LOG_DESTINATION, useFactory: () => pino.destination({ dest: 1, sync: false }) },
-    { provide: PINO, inject: [LOG_DESTINATION], useFactory: createPino },
     LogControl,
+    { provide: PINO, inject: [LOG_DESTINATION, LogControl], useFactory: createPino },
   ],
   exports: [PINO, LogControl, LOG_DESTINATION],
 })
