@@ -13,12 +13,13 @@ import { LoggingModule } from './logging/logging.module';
 import { McpModule } from './mcp/mcp.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
+import { ConfigModule } from './tools/config/config.module';
 import { DoctorModule } from './tools/doctor/doctor.module';
 import { GreetModule } from './tools/greet/greet.module';
 import { ToolsModule } from './tools/tools.module';
 
 /** The tools: one line each. The server and the stdio MCP server (src/mcp/mcp.stdio.ts) mount these. */
-export const TOOL_MODULES = [GreetModule, DoctorModule];
+export const TOOL_MODULES = [GreetModule, ConfigModule, DoctorModule];
 
 @Module({
   imports: [

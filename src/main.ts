@@ -1,13 +1,15 @@
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
-import { Settings, SETTINGS } from './settings/settings';
+import { ConfigService } from './tools/config/config.service';
 
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule, { bufferLogs: true });
   configureApp(app);
-  const settings = app.get<Settings>(SETTINGS);
-  await app.listen(settings.port, settings.host);
+  // Initialised first: the listening address is part of the configuration tree.
+  await app.init();
+  const { host, port } = app.get(ConfigService).listenAddress();
+  await app.listen(port, host);
 }
 
 void bootstrap();

@@ -101,7 +101,9 @@ export class ApiValidationPipe extends ValidationPipe {
       transform: true,
       whitelist: true,
       forbidNonWhitelisted: true,
-      forbidUnknownValues: true,
+      // Off so that a DTO without fields (config_show's) takes `{}`: it has no metadata, and
+      // whitelist + forbidNonWhitelisted below still reject every field it is sent.
+      forbidUnknownValues: false,
       transformOptions: { enableImplicitConversion: false },
       validationError: { target: false, value: true },
       exceptionFactory: (errors: ValidationError[]) => new ValidationFailed(toIssues(errors)),

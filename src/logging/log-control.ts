@@ -1,5 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Logger as PinoInstance } from 'pino';
+import { Injectable } from '@nestjs/common';
+import pino from 'pino';
 
 export const PINO = Symbol('PINO');
 export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
@@ -7,19 +7,30 @@ export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The live knobs of the logger: the level and the per-request access line, changed without restart. */
+/**
+ * The live knobs of the logger: the level and the per-request access line, changed without restart.
+ * The level is a gate in pino's `logMethod` hook rather than pino's own `level`: pino copies the level
+ * into every child logger when it is made (pino-http's, each request's), so only a gate that all of
+ * them share changes what every logger writes at once.
+ */
 @Injectable()
 export class LogControl {
+  private current: LogLevel = 'info';
+  private threshold = pino.levels.values.info;
   private accessLog = false;
 
-  constructor(@Inject(PINO) private readonly logger: PinoInstance) {}
-
-  get level(): string {
-    return this.logger.level;
+  get level(): LogLevel {
+    return this.current;
   }
 
   setLevel(level: LogLevel): void {
-    this.logger.level = level;
+    this.current = level;
+    this.threshold = pino.levels.values[level];
+  }
+
+  /** Whether a line of this numeric pino level is written now. */
+  writes(level: number): boolean {
+    return level >= this.threshold;
   }
 
   get verbose(): boolean {

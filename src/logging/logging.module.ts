@@ -15,10 +15,16 @@ export const REDACTED_PATHS = [
   '*.key',
 ];
 
-function createPino(destination: DestinationStream) {
+function createPino(destination: DestinationStream, control: LogControl) {
   return pino(
     {
-      level: 'info',
+      // Everything reaches the hook, which writes what LogControl's live level lets through.
+      level: 'trace',
+      hooks: {
+        logMethod(args, method, level) {
+          if (control.writes(level)) method.apply(this, args);
+        },
+      },
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -33,8 +39,8 @@ function logCoreProviders(fd: 1 | 2): Provider[] {
   return [
     // stderr is written synchronously: a CLI process may exit right after logging.
     { provide: LOG_DESTINATION, useFactory: () => pino.destination({ dest: fd, sync: fd === 2 }) },
-    { provide: PINO, inject: [LOG_DESTINATION], useFactory: createPino },
     LogControl,
+    { provide: PINO, inject: [LOG_DESTINATION, LogControl], useFactory: createPino },
   ];
 }
 

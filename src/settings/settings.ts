@@ -16,9 +16,8 @@ export interface PlanLimits {
   rate_limit: number;
 }
 
+/** PORT and HOST are not here: they pin `server.port` / `server.host` of the configuration tree. */
 export interface Settings {
-  port: number;
-  host: string;
   dataDir: string;
   configFile?: string;
   redisUrl?: string;
@@ -187,12 +186,7 @@ export function loadSettings(env: Environment): Settings {
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
     throw new SettingsError(`Invalid environment: REDIS_URL must start with redis:// or rediss://`);
   }
-  const port = intFrom(env, 'PORT', 8000, 0);
-  if (port > 65535)
-    throw new SettingsError(`Invalid environment: PORT must be 0 to 65535, got '${port}'`);
   return {
-    port,
-    host: env.HOST || '0.0.0.0',
     dataDir: resolve(env.DATA_DIR || './data'),
     configFile,
     redisUrl,

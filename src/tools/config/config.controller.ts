@@ -1,0 +1,47 @@
+import { Body } from '@nestjs/common';
+import { Tool, ToolController } from '../tool.decorator';
+import {
+  ConfigGetInput,
+  ConfigGetResult,
+  ConfigSetInput,
+  ConfigSetResult,
+  ConfigShowInput,
+  ConfigShowResult,
+} from './config.dto';
+import { ConfigService } from './config.service';
+
+@ToolController()
+export class ConfigController {
+  constructor(private readonly config: ConfigService) {}
+
+  @Tool({
+    name: 'config_show',
+    description: 'Return the full project configuration.',
+    input: ConfigShowInput,
+    output: ConfigShowResult,
+  })
+  async show(@Body() _input: ConfigShowInput): Promise<ConfigShowResult> {
+    return { config: await this.config.tree({ redact: true }) };
+  }
+
+  @Tool({
+    name: 'config_get',
+    description: 'Return one configuration value by dot-separated key.',
+    input: ConfigGetInput,
+    output: ConfigGetResult,
+  })
+  async get(@Body() { key }: ConfigGetInput): Promise<ConfigGetResult> {
+    return { key, value: await this.config.get(key, { redact: true }) };
+  }
+
+  @Tool({
+    name: 'config_set',
+    description: 'Set a configuration override. The value is coerced to a type.',
+    input: ConfigSetInput,
+    output: ConfigSetResult,
+  })
+  async set(@Body() { key, value }: ConfigSetInput): Promise<ConfigSetResult> {
+    const stored = await this.config.set(key, value);
+    return { key, coerced_value: this.config.redact(key, stored) };
+  }
+}

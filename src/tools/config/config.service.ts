@@ -1,0 +1,369 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { ApiError, ValidationFailed } from '../../errors/api-error';
+import { LogControl, LogLevel } from '../../logging/log-control';
+import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../../settings/settings';
+import { Store } from '../../store/store';
+import { parseRaw } from './config.coercion';
+import {
+  ConfigScalar,
+  ConfigSchema,
+  ConfigSection,
+  ConfigSectionDefinition,
+  ConfigTree,
+  ConfigValue,
+  CORE_SECTIONS,
+  isWellFormedKey,
+  SchemaKey,
+} from './config.schema';
+import {
+  EnvPin,
+  InvalidOverride,
+  Layer,
+  readConfigFile,
+  readEnvironment,
+  sortOverrides,
+} from './config.sources';
+
+/** How a secret that is set is shown. */
+export const REDACTED = '********';
+
+/** One key's effective value and the layer it comes from. */
+export interface ResolvedValue {
+  value: ConfigScalar;
+  layer: Layer;
+  /** The environment variable, when the environment pins the key. */
+  variable?: string;
+}
+
+/** One consistent read of every layer: the stored overrides are read once. */
+export interface ConfigSnapshot {
+  values: ReadonlyMap<string, ResolvedValue>;
+  /** The stored overrides the schema accepts (some may be shadowed by the environment). */
+  overrides: ReadonlyMap<string, ConfigScalar>;
+  invalidOverrides: InvalidOverride[];
+}
+
+/** A restart-requiring key whose configured value differs from the one the process runs with. */
+export interface PendingRestart {
+  key: string;
+  running: ConfigScalar;
+  configured: ConfigScalar;
+}
+
+/** What is fixed at start-up: the schema, the file and environment layers, the listening values. */
+interface Loaded {
+  schema: ConfigSchema;
+  file: ReadonlyMap<string, ConfigScalar>;
+  env: ReadonlyMap<string, EnvPin>;
+  startup: ReadonlyMap<string, ConfigScalar>;
+}
+
+/**
+ * The one configuration system of the process: a typed schema, layered lowest first as defaults,
+ * CONFIG_FILE, stored overrides, environment. The file and the environment are read once at start-up
+ * (and stop it when invalid); the overrides are read from the store on every call, so every instance
+ * sees a change at once. `logging.level` and `logging.verbose` are applied to the running logger at
+ * start and whenever the overrides change.
+ */
+@Injectable()
+export class ConfigService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Config');
+  private loading?: Promise<Loaded>;
+  private loaded?: Loaded;
+  private unsubscribe?: () => void;
+  private applying?: Promise<void>;
+  private applyAgain = false;
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly store: Store,
+    private readonly logControl: LogControl,
+    @Inject(ENVIRONMENT) private readonly env: Environment,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.ready();
+    this.unsubscribe = this.store.onOverridesChanged(() => void this.applyLive());
+    await this.applyLive();
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  /** Loads once; other modules may call in before this module's own init hook has run. */
+  private ready(): Promise<Loaded> {
+    this.loading ??= this.load();
+    return this.loading;
+  }
+
+  private async load(): Promise<Loaded> {
+    const schema = new ConfigSchema([...CORE_SECTIONS, ...this.contributedSections()], {
+      dataDir: this.settings.dataDir,
+    });
+    const file = readConfigFile(this.settings.configFile, schema);
+    const env = readEnvironment(this.env, schema);
+    const partial = { schema, file, env, startup: new Map<string, ConfigScalar>() };
+    const snapshot = await this.read(partial);
+    for (const { key, reason } of snapshot.invalidOverrides) {
+      this.logger.warn(`Ignoring the stored override of '${key}': ${reason}`);
+    }
+    const startup = new Map(
+      schema
+        .keys()
+        .filter((k) => k.spec.restart)
+        .map((k) => [k.key, (snapshot.values.get(k.key) as ResolvedValue).value]),
+    );
+    this.loaded = { ...partial, startup };
+    return this.loaded;
+  }
+
+  /** Sections registered with `ConfigModule.forFeature()` anywhere in the application. */
+  private contributedSections(): ConfigSectionDefinition[] {
+    const found = new Set<ConfigSection>();
+    for (const wrapper of this.discovery.getProviders()) {
+      if (wrapper.instance instanceof ConfigSection) found.add(wrapper.instance);
+    }
+    return [...found].map((section) => section.definition);
+  }
+
+  private get state(): Loaded {
+    if (!this.loaded) throw new Error('The configuration is read before the application started');
+    return this.loaded;
+  }
+
+  /** The schema of every key (sections, types, defaults, secrets, environment names). */
+  get schema(): ConfigSchema {
+    return this.state.schema;
+  }
+
+  /** Keys the environment pins, with the variable that pins each. */
+  envPins(): ReadonlyMap<string, string> {
+    return new Map([...this.state.env].map(([key, pin]) => [key, pin.variable]));
+  }
+
+  /** The values the process started with, for the keys that need a restart (`server.*`). */
+  startupValues(): ReadonlyMap<string, ConfigScalar> {
+    return this.state.startup;
+  }
+
+  /** Where the HTTP server listens: `server.host` and `server.port` as they were at start-up. */
+  listenAddress(): { host: string; port: number } {
+    const startup = this.state.startup;
+    return {
+      host: startup.get('server.host') as string,
+      port: startup.get('server.port') as number,
+    };
+  }
+
+  /** Every layer, read now. */
+  async snapshot(): Promise<ConfigSnapshot> {
+    return this.read(await this.ready());
+  }
+
+  private async read({ schema, file, env }: Loaded): Promise<ConfigSnapshot> {
+    const { valid, invalid } = sortOverrides(await this.store.getOverrides(), schema);
+    const values = new Map<string, ResolvedValue>();
+    for (const entry of schema.keys()) {
+      values.set(entry.key, resolve(entry, file, valid, env));
+    }
+    return { values, overrides: valid, invalidOverrides: invalid };
+  }
+
+  /** The effective tree; with `redact`, secrets that are set read "********". */
+  async tree(options: { redact?: boolean } = {}): Promise<ConfigTree> {
+    const snapshot = await this.snapshot();
+    this.logger.debug('Read the configuration tree');
+    return buildTree(this.state.schema.keys(), snapshot, '', options.redact ?? false);
+  }
+
+  /** One value, or a section as an object. Unknown keys: 404. */
+  async get(key: string, options: { redact?: boolean } = {}): Promise<ConfigValue> {
+    const { schema } = await this.ready();
+    const entry = this.known(schema, key);
+    const snapshot = await this.snapshot();
+    const redact = options.redact ?? false;
+    if (!entry) {
+      this.logger.debug(`Read configuration section ${key}`);
+      return buildTree(schema.keysUnder(key), snapshot, key, redact);
+    }
+    const resolved = snapshot.values.get(key) as ResolvedValue;
+    this.logger.debug(`Read configuration key ${key} from the ${resolved.layer} layer`);
+    return redact ? redactValue(entry, resolved.value) : resolved.value;
+  }
+
+  /** One key's value, the layer it comes from, and its schema entry. */
+  async resolve(key: string): Promise<ResolvedValue & { entry: SchemaKey }> {
+    const { schema } = await this.ready();
+    const entry = this.leaf(schema, key);
+    const resolved = (await this.snapshot()).values.get(key) as ResolvedValue;
+    return { ...resolved, entry };
+  }
+
+  /**
+   * Coerces `raw`, checks it against the key and stores it as an override. 404 for an unknown key,
+   * 400 for a section or a value the key does not take, 409 when the environment pins the key.
+   * Returns the stored value.
+   */
+  async set(key: string, raw: string): Promise<ConfigScalar> {
+    const { schema, env } = await this.ready();
+    const entry = this.leaf(schema, key);
+    const pin = env.get(key);
+    if (pin) {
+      throw new ApiError(
+        409,
+        `Configuration key '${key}' is pinned by the environment variable ${pin.variable}; change ${pin.variable} and restart instead`,
+      );
+    }
+    const checked = parseRaw(key, entry.spec, raw);
+    if (!checked.ok) {
+      const { msg, type } = checked.rejection;
+      throw new ValidationFailed([{ loc: ['body', 'value'], msg, type }]);
+    }
+    await this.store.setOverride(key, checked.value);
+    this.logger.log(
+      `Configuration override stored for ${key}${entry.spec.restart ? ' (applies after a restart)' : ''}`,
+    );
+    await this.applyLive();
+    return checked.value;
+  }
+
+  /** What a client may see of a key's value. */
+  redact(key: string, value: ConfigScalar): ConfigScalar {
+    const entry = this.state.schema.key(key);
+    return entry ? redactValue(entry, value) : value;
+  }
+
+  /** Stored overrides the schema rejects: ignored by the tree, reported and removable by `doctor`. */
+  async invalidOverrides(): Promise<InvalidOverride[]> {
+    return (await this.snapshot()).invalidOverrides;
+  }
+
+  /** Deletes a stored override, valid or not. */
+  async removeOverride(key: string): Promise<void> {
+    await this.store.deleteOverride(key);
+    await this.applyLive();
+  }
+
+  /** Restart-requiring keys configured differently from what the process runs with. */
+  async pendingRestart(): Promise<PendingRestart[]> {
+    const snapshot = await this.snapshot();
+    return [...this.state.startup].flatMap(([key, running]) => {
+      const configured = (snapshot.values.get(key) as ResolvedValue).value;
+      return configured === running ? [] : [{ key, running, configured }];
+    });
+  }
+
+  /** A schema key, or undefined for a section; anything else is a 404. */
+  private known(schema: ConfigSchema, key: string): SchemaKey | undefined {
+    if (!isWellFormedKey(key)) throw notFound(key);
+    const entry = schema.key(key);
+    if (entry) return entry;
+    if (schema.isSection(key)) return undefined;
+    throw notFound(key);
+  }
+
+  /** A key that holds a value: a section is a 400, anything unknown a 404. */
+  private leaf(schema: ConfigSchema, key: string): SchemaKey {
+    const entry = this.known(schema, key);
+    if (entry) return entry;
+    const keys = schema.keysUnder(key).map((k) => k.key);
+    throw new ValidationFailed([
+      {
+        loc: ['body', 'key'],
+        msg: `${key} is a section, not a value: set one of its keys (${keys.join(', ')})`,
+        type: 'value_error',
+      },
+    ]);
+  }
+
+  /**
+   * Applies `logging.*` to the running logger. Changes arriving while one is applied are folded into
+   * one more pass, so the last change always wins, whatever order the store answers in.
+   */
+  private applyLive(): Promise<void> {
+    this.applyAgain = true;
+    this.applying ??= this.drainLive();
+    return this.applying;
+  }
+
+  private async drainLive(): Promise<void> {
+    try {
+      while (this.applyAgain) {
+        this.applyAgain = false;
+        try {
+          await this.applyLogging();
+        } catch (error) {
+          this.logger.warn({ err: error }, 'Could not apply the logging configuration');
+        }
+      }
+    } finally {
+      this.applying = undefined;
+    }
+  }
+
+  private async applyLogging(): Promise<void> {
+    const { values } = await this.snapshot();
+    const level = (values.get('logging.level') as ResolvedValue).value as LogLevel;
+    const verbose = (values.get('logging.verbose') as ResolvedValue).value as boolean;
+    if (this.logControl.level !== level) {
+      this.logControl.setLevel(level);
+      this.logger.log(`Log level is now ${level}`);
+    }
+    if (this.logControl.verbose !== verbose) {
+      this.logControl.setVerbose(verbose);
+      this.logger.log(`Access log is now ${verbose ? 'on' : 'off'}`);
+    }
+  }
+}
+
+function notFound(key: string): ApiError {
+  return new ApiError(404, `Configuration key '${key}' not found`);
+}
+
+function resolve(
+  entry: SchemaKey,
+  file: ReadonlyMap<string, ConfigScalar>,
+  overrides: ReadonlyMap<string, ConfigScalar>,
+  env: ReadonlyMap<string, EnvPin>,
+): ResolvedValue {
+  const pin = env.get(entry.key);
+  if (pin) return { value: pin.value, layer: 'env', variable: pin.variable };
+  const override = overrides.get(entry.key);
+  if (override !== undefined) return { value: override, layer: 'override' };
+  const fromFile = file.get(entry.key);
+  if (fromFile !== undefined) return { value: fromFile, layer: 'file' };
+  return { value: entry.default, layer: 'default' };
+}
+
+function redactValue(entry: SchemaKey, value: ConfigScalar): ConfigScalar {
+  return entry.spec.secret && value !== '' ? REDACTED : value;
+}
+
+/**
+ * The nested tree of the given keys, below `prefix`. Nodes have no prototype, so no key can ever
+ * land on `Object.prototype`.
+ */
+function buildTree(
+  keys: SchemaKey[],
+  snapshot: ConfigSnapshot,
+  prefix: string,
+  redact: boolean,
+): ConfigTree {
+  const root = Object.create(null) as ConfigTree;
+  const skip = prefix ? prefix.split('.').length : 0;
+  for (const entry of keys) {
+    const segments = entry.key.split('.').slice(skip);
+    const last = segments.pop() as string;
+    let node = root;
+    for (const segment of segments) {
+      if (!Object.hasOwn(node, segment)) node[segment] = Object.create(null) as ConfigTree;
+      node = node[segment] as ConfigTree;
+    }
+    const value = (snapshot.values.get(entry.key) as ResolvedValue).value;
+    node[last] = redact ? redactValue(entry, value) : value;
+  }
+  return root;
+}
