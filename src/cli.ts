@@ -5,13 +5,14 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { ApiKeysService, KeyRequestError, toView } from './auth/api-keys.service';
 import { KeysModule } from './auth/auth.module';
 import { isValidScope } from './auth/scopes';
+import { StderrLogCoreModule } from './logging/logging.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
 import { DoctorModule } from './tools/doctor/doctor.module';
 import { DoctorService } from './tools/doctor/doctor.service';
 
 /** The CLI's modules: the same settings, store and key service as the server, without HTTP. */
-@Module({ imports: [SettingsModule, StoreModule, KeysModule, DoctorModule] })
+@Module({ imports: [SettingsModule, StderrLogCoreModule, StoreModule, KeysModule, DoctorModule] })
 export class CliModule {}
 
 function wholeNumber(min: number) {

@@ -1,6 +1,7 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Store } from '../src/store/store';
-import { bearer, startApp, TestApp } from './support/app';
+import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { runCli } from './support/cli';
 import { HangingCheckModule } from './support/hanging-check.module';
 import { makeReadOnly } from './support/read-only';
@@ -34,8 +35,19 @@ describe('doctor (e2e)', () => {
     expect(res.status).toBe(200);
     expect(res.body.has_failures).toBe(false);
     const checks = res.body.checks as Check[];
-    for (const name of ['runtime_version', 'data_directory', 'store', 'api_keys', 'disk_space']) {
-      expect(byName(checks, name)).toMatchObject({ status: 'pass', message: expect.any(String) });
+    expect(checks.map((c) => c.name)).toEqual([
+      'runtime_version',
+      'config_file',
+      'config_overrides',
+      'restart_pending',
+      'data_directory',
+      'store',
+      'cache_directory',
+      'api_keys',
+      'disk_space',
+    ]);
+    for (const check of checks) {
+      expect(check).toMatchObject({ status: 'pass', message: expect.any(String) });
     }
     for (const check of checks) {
       expect(Object.keys(check).sort()).toEqual(
@@ -164,5 +176,130 @@ describe('doctor on the CLI (e2e)', () => {
     const failing = await runCli(['doctor'], { ...env, DOCTOR_DISK_FAIL_MB: String(1e12) });
     expect(failing.code).toBe(1);
     expect(failing.stdout).toMatch(/^FAIL\s+disk_space/m);
+  });
+});
+
+describe('doctor configuration checks (e2e)', () => {
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startApp();
+    key = await t.createKey({ scope_template: 'standard', plan: 'unlimited' });
+  });
+  afterAll(() => t.close());
+
+  const doctor = async (body: object = {}) => {
+    const res = await t.http().post('/api/v1/services/doctor').set(bearer(key)).send(body);
+    expect(res.status).toBe(200);
+    return res.body as { checks: Check[]; has_failures: boolean };
+  };
+  const configSet = (k: string, value: string) =>
+    t.http().post('/api/v1/services/config_set').set(bearer(key)).send({ key: k, value });
+
+  it('creates the cache directory on a fresh start, warns when it goes missing, and fixes it', async () => {
+    const cache = join(t.dataDir, 'cache');
+    expect(existsSync(cache)).toBe(true);
+    rmSync(cache, { recursive: true });
+    const before = byName((await doctor()).checks, 'cache_directory');
+    expect(before).toEqual({
+      name: 'cache_directory',
+      status: 'warn',
+      message: `Cache directory ${cache} is missing while llm_config.cache_enabled is true; fix creates it`,
+      fixable: true,
+    });
+    expect(existsSync(cache)).toBe(false);
+    const fixed = await doctor({ fix: true });
+    expect(byName(fixed.checks, 'cache_directory')).toEqual({
+      name: 'cache_directory',
+      status: 'pass',
+      message: `Cache directory ${cache} exists`,
+    });
+    expect(statSync(cache).isDirectory()).toBe(true);
+  });
+
+  it('passes without a cache directory while caching is off', async () => {
+    const cache = join(t.dataDir, 'cache');
+    rmSync(cache, { recursive: true });
+    expect((await configSet('llm_config.cache_enabled', 'false')).status).toBe(200);
+    expect(byName((await doctor()).checks, 'cache_directory').status).toBe('pass');
+    expect((await configSet('llm_config.cache_enabled', 'true')).status).toBe(200);
+    await doctor({ fix: true });
+    expect(existsSync(cache)).toBe(true);
+  });
+
+  it('never creates a cache directory a key holder pointed outside DATA_DIR', async () => {
+    const outside = join(tempDataDir(), 'elsewhere', 'cache');
+    expect((await configSet('llm_config.cache_dir', outside)).status).toBe(200);
+    const report = await doctor({ fix: true });
+    const check = byName(report.checks, 'cache_directory');
+    expect(check.status).toBe('warn');
+    expect(check.fixable).toBeUndefined();
+    expect(check.message).toContain('create it by hand');
+    expect(existsSync(outside)).toBe(false);
+    await t.app.get(Store).deleteOverride('llm_config.cache_dir');
+  });
+
+  it('warns about invalid stored overrides and fixes them away, keeping the valid ones', async () => {
+    const store = t.app.get(Store);
+    await store.setOverride('server.port', 70000);
+    await store.setOverride('retired.key', true);
+    await store.setOverride('logging.verbose', true);
+    const check = byName((await doctor()).checks, 'config_overrides');
+    expect(check).toMatchObject({ status: 'warn', fixable: true });
+    expect(check.message).toContain("'server.port'");
+    expect(check.message).toContain("'retired.key'");
+    const kept = { ...(await store.getOverrides()) };
+    delete kept['server.port'];
+    delete kept['retired.key'];
+    const fixed = await doctor({ fix: true });
+    expect(byName(fixed.checks, 'config_overrides')).toEqual({
+      name: 'config_overrides',
+      status: 'pass',
+      message: `${Object.keys(kept).length} stored override(s), all valid`,
+    });
+    expect(await store.getOverrides()).toEqual(kept);
+    expect(kept['logging.verbose']).toBe(true);
+    await store.deleteOverride('logging.verbose');
+  });
+
+  it('reports a pending restart when a server override differs from what runs', async () => {
+    expect(byName((await doctor()).checks, 'restart_pending').status).toBe('pass');
+    expect((await configSet('server.port', '9123')).status).toBe(200);
+    const check = byName((await doctor()).checks, 'restart_pending');
+    expect(check.status).toBe('warn');
+    expect(check.message).toBe(
+      'Restart the service to apply: server.port is 9123 but runs as 8000',
+    );
+    expect((await configSet('server.port', '8000')).status).toBe(200);
+    expect(byName((await doctor()).checks, 'restart_pending').status).toBe('pass');
+  });
+});
+
+describe('doctor and CONFIG_FILE (e2e)', () => {
+  it('fails config_file when the file was broken after start-up', async () => {
+    const dir = tempDataDir();
+    const file = join(dir, 'service.yaml');
+    writeFileSync(file, 'logging:\n  level: debug\n');
+    const t = await startApp({ env: { CONFIG_FILE: file } });
+    try {
+      const run = async () =>
+        byName(
+          (await t.http().post('/api/v1/services/doctor').set(bearer(t.adminKey)).send({})).body
+            .checks,
+          'config_file',
+        );
+      expect(await run()).toMatchObject({
+        status: 'pass',
+        message: `CONFIG_FILE ${file} is valid (1 key(s) set)`,
+      });
+      writeFileSync(file, 'logging:\n  level: loud\n');
+      const broken = await run();
+      expect(broken.status).toBe('fail');
+      expect(broken.message).toContain(`Invalid CONFIG_FILE ${file}`);
+      expect(broken.message).toContain('logging.level');
+    } finally {
+      await t.close();
+    }
   });
 });

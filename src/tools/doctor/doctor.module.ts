@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { ConfigModule } from '../config/config.module';
 import { ApiKeysCheck } from './checks/api-keys.check';
+import { CacheDirectoryCheck } from './checks/cache-directory.check';
+import { ConfigFileCheck } from './checks/config-file.check';
+import { ConfigOverridesCheck } from './checks/config-overrides.check';
+import { RestartPendingCheck } from './checks/restart-pending.check';
 import { DataDirectoryCheck } from './checks/data-directory.check';
 import { DiskSpaceCheck } from './checks/disk-space.check';
 import { RuntimeVersionCheck } from './checks/runtime-version.check';
@@ -9,13 +14,17 @@ import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
 
 @Module({
-  imports: [DiscoveryModule],
+  imports: [DiscoveryModule, ConfigModule],
   controllers: [DoctorController],
   providers: [
     DoctorService,
     RuntimeVersionCheck,
+    ConfigFileCheck,
+    ConfigOverridesCheck,
+    RestartPendingCheck,
     DataDirectoryCheck,
     StoreCheck,
+    CacheDirectoryCheck,
     ApiKeysCheck,
     DiskSpaceCheck,
   ],
