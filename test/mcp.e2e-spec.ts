@@ -140,6 +140,48 @@ describe('MCP (e2e)', () => {
       expect(result.structuredContent).toEqual(rest.body);
     });
 
+    it('sets a configuration value and reads it back, and runs doctor', async () => {
+      const client = await connect(standard);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['greet', 'config_show', 'config_get', 'config_set', 'doctor']),
+      );
+      const set = await client.callTool({
+        name: 'config_set',
+        arguments: { key: 'logging.verbose', value: 'yes' },
+      });
+      expect(set.structuredContent).toEqual({ key: 'logging.verbose', coerced_value: true });
+      const got = await client.callTool({
+        name: 'config_get',
+        arguments: { key: 'logging.verbose' },
+      });
+      expect(got.structuredContent).toEqual({ key: 'logging.verbose', value: true });
+      const rest = await t
+        .http()
+        .post('/api/v1/services/config_get')
+        .set(bearer(standard))
+        .send({ key: 'logging.verbose' });
+      expect(rest.body).toEqual({ key: 'logging.verbose', value: true });
+      await client.callTool({
+        name: 'config_set',
+        arguments: { key: 'logging.verbose', value: 'no' },
+      });
+
+      const bad = await protocolError(
+        client.callTool({ name: 'config_set', arguments: { key: 'server.port', value: '70000' } }),
+      );
+      expect(bad.code).toBe(ErrorCode.InvalidParams);
+      expect(bad.message).toContain('server.port expects an integer from 1 to 65535');
+
+      const doctor = await client.callTool({ name: 'doctor', arguments: {} });
+      expect(doctor.isError).toBeFalsy();
+      const report = doctor.structuredContent as {
+        checks: { name: string }[];
+        has_failures: boolean;
+      };
+      expect(report.checks.map((c) => c.name)).toContain('store');
+      expect(typeof report.has_failures).toBe('boolean');
+    });
+
     it('treats missing arguments as {} like an empty REST body', async () => {
       const error = await protocolError((await connect(standard)).callTool({ name: 'greet' }));
       expect(error.code).toBe(ErrorCode.InvalidParams);
