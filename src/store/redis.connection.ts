@@ -13,6 +13,8 @@ const COMMAND_TIMEOUT_MS = 3_000;
 const MAX_RECONNECT_DELAY_MS = 1_000;
 /** How long start-up (server or CLI) waits for Redis before giving up. */
 const STARTUP_WAIT_MS = 10_000;
+/** A closed connection whose socket is already gone holds the process this long (ioredis's default: 2 s). */
+const DISCONNECT_TIMEOUT_MS = 200;
 
 /** Replies that mean "Redis cannot serve now" (loading, persistence failing, read-only replica, auth...), not a bug. */
 const UNAVAILABLE_REPLY =
@@ -32,6 +34,7 @@ export function redisOptions(settings: Pick<Settings, 'redisKeyPrefix'>): RedisO
     maxRetriesPerRequest: 0,
     connectTimeout: CONNECT_TIMEOUT_MS,
     commandTimeout: COMMAND_TIMEOUT_MS,
+    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     retryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, MAX_RECONNECT_DELAY_MS),
   };
 }
