@@ -150,6 +150,9 @@ function parseInfo(info: string): Record<string, string> {
  * subscriber connection calls the override listeners, so a change is seen everywhere at once.
  */
 export class RedisStore extends Store {
+  private static readonly INDEX = 'keys:by-hash';
+  private static readonly OVERRIDES = 'config:overrides';
+
   readonly kind = 'redis' as const;
   /** Tells this instance's own announcements apart: its listeners were already called. */
   private readonly origin = randomUUID();
@@ -191,8 +194,12 @@ export class RedisStore extends Store {
       if (channel === this.channel && origin !== this.origin) this.notifyOverridesChanged();
     });
     await redisCall(this.subscriber.subscribe(this.channel));
-    // Announcements made while this subscriber was disconnected are lost: reload on reconnection.
-    this.subscriber.on('ready', () => this.notifyOverridesChanged());
+    // Announcements made while this subscriber was disconnected are lost: listeners reload once it
+    // is back, and the command connection too (a reload reads through it).
+    this.subscriber.on('ready', () => {
+      if (this.client.status === 'ready') this.notifyOverridesChanged();
+      else this.client.once('ready', () => this.notifyOverridesChanged());
+    });
   }
 
   describe(): string {
@@ -202,9 +209,6 @@ export class RedisStore extends Store {
   private recordKey(id: string): string {
     return `key:${id}`;
   }
-
-  private static readonly INDEX = 'keys:by-hash';
-  private static readonly OVERRIDES = 'config:overrides';
 
   private async insert(key: ApiKeyRecord, onlyIfEmpty: boolean): Promise<boolean> {
     const inserted = await redisCall(
