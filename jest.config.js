@@ -4,14 +4,18 @@ const common = {
   transform: { '^.+\\.ts$': 'ts-jest' },
   testEnvironment: 'node',
 };
+const e2e = { ...common, rootDir: '.', testRegex: 'test/.*\\.e2e-spec\\.ts$' };
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', rootDir: 'src', testRegex: '.*\\.spec\\.ts$' },
+    { ...e2e, displayName: 'e2e' },
+    // The same e2e specs again, every app on one shared redis-server (REDIS_URL) instead of SQLite.
     {
-      ...common,
-      displayName: 'e2e',
-      rootDir: '.',
-      testRegex: 'test/.*\\.e2e-spec\\.ts$',
+      ...e2e,
+      displayName: 'e2e-redis',
+      globalSetup: '<rootDir>/test/support/redis.global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/redis.global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/redis.setup-file.ts'],
     },
   ],
   maxWorkers: 2,

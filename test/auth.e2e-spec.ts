@@ -1,9 +1,38 @@
+import Redis from 'ioredis';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-key';
 import { Store } from '../src/store/store';
 import { bearer, startApp, TestApp } from './support/app';
 import { runCli } from './support/cli';
+import { usingSharedRedis } from './support/redis';
+
+/** Everything the store holds, as text: the SQLite files, or every Redis value under the app's prefix. */
+async function storedBytes(t: TestApp): Promise<string> {
+  if (!usingSharedRedis()) {
+    const files = readdirSync(t.dataDir).filter((f) => f.startsWith('service.db'));
+    expect(files).toContain('service.db');
+    return files.map((f) => readFileSync(join(t.dataDir, f)).toString('latin1')).join('');
+  }
+  const redis = new Redis(t.env.REDIS_URL);
+  try {
+    const names = await redis.keys(`${t.env.REDIS_KEY_PREFIX}*`);
+    const values = await Promise.all(
+      names.map(async (name) => {
+        const type = await redis.type(name);
+        if (type === 'hash') return JSON.stringify(await redis.hgetall(name));
+        if (type === 'string') return (await redis.get(name)) ?? '';
+        if (type === 'zset') return (await redis.zrange(name, 0, -1)).join(' ');
+        if (type === 'list') return (await redis.lrange(name, 0, -1)).join(' ');
+        if (type === 'set') return (await redis.smembers(name)).join(' ');
+        return '';
+      }),
+    );
+    return [...names, ...values].join('\n');
+  } finally {
+    redis.disconnect();
+  }
+}
 
 describe('authentication and scopes (e2e)', () => {
   let t: TestApp;
@@ -117,15 +146,14 @@ describe('authentication and scopes (e2e)', () => {
     expect((await t.http().get('/api/v1/auth/me')).status).toBe(401);
   });
 
-  it('never stores a key in the clear: the database files hold no key text', async () => {
+  it('never stores a key in the clear: the stored data holds no key text', async () => {
     const keys = [t.adminKey, await t.createKey(), await t.createKey({ scope_template: 'admin' })];
-    const dbFiles = readdirSync(t.dataDir).filter((f) => f.startsWith('service.db'));
-    expect(dbFiles).toContain('service.db');
-    const bytes = dbFiles.map((f) => readFileSync(join(t.dataDir, f)).toString('latin1')).join('');
+    const stored = await storedBytes(t);
+    expect(stored.length).toBeGreaterThan(0);
     for (const key of keys) {
-      expect(bytes).not.toContain(key);
-      expect(bytes).not.toContain(key.slice(11));
-      expect(bytes).toContain(hashApiKey(key));
+      expect(stored).not.toContain(key);
+      expect(stored).not.toContain(key.slice(11));
+      expect(stored).toContain(hashApiKey(key));
     }
   });
 

@@ -55,7 +55,7 @@ describe('doctor (e2e)', () => {
       );
       expect(['pass', 'warn', 'fail']).toContain(check.status);
     }
-    expect(byName(checks, 'store').message).toContain(t.dataDir);
+    expect(byName(checks, 'store').message).toContain(t.app.get(Store).describe());
   });
 
   it('answers no body like {}, in the same stable order', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Settings, SETTINGS } from '../settings/settings';
 import { ApiKeysService } from './api-keys.service';
@@ -23,6 +23,8 @@ export class InitialKeyBootstrap implements OnApplicationBootstrap {
     const created = await this.keys.createInitial();
     if (!created) return;
     const file = join(this.settings.dataDir, INITIAL_KEY_FILE);
+    // With Redis no store creates DATA_DIR, yet the key file goes there.
+    mkdirSync(this.settings.dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
     chmodSync(file, 0o600);
     this.logger.warn(

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
+import type Redis from 'ioredis';
 import type { ApiRequest } from '../auth/authenticated-key';
 import { Settings, SETTINGS } from '../settings/settings';
+import { REDIS_CLIENT } from '../store/redis.connection';
 import { AuthFailureLimiter } from './auth-failure.limiter';
 import { Clock, SystemClock } from './clock';
 import { KEY_THROTTLER, keyRateBudget } from './key-limits';
@@ -9,14 +11,17 @@ import { KeyRateLimiter } from './key-rate-limiter';
 import { QuotaInterceptor } from './quota.interceptor';
 import { QuotaService } from './quota.service';
 import { KeyRateLimitGuard } from './rate-limit.guard';
+import { RedisThrottlerStorage } from './redis-throttler.storage';
 import { UsageController } from './usage.controller';
 
 /** Rate limits (per key, per second) and daily quotas; the guard and interceptor are registered globally in AppModule. */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [SETTINGS],
-      useFactory: (settings: Settings) => ({
+      inject: [SETTINGS, REDIS_CLIENT],
+      useFactory: (settings: Settings, redis: Redis | null) => ({
+        // With Redis the counters are shared by every instance; otherwise in memory (one process).
+        storage: redis ? new RedisThrottlerStorage(redis) : undefined,
         throttlers: [
           {
             name: KEY_THROTTLER,

@@ -21,6 +21,8 @@ export interface Settings {
   dataDir: string;
   configFile?: string;
   redisUrl?: string;
+  /** Prefix of every Redis key and channel: several deployments (or tests) can share one Redis. */
+  redisKeyPrefix: string;
   /** Express `trust proxy` value: how many proxies (or which) to trust for the client address. */
   trustProxy: boolean | number | string;
   plans: Record<string, PlanLimits>;
@@ -186,10 +188,17 @@ export function loadSettings(env: Environment): Settings {
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
     throw new SettingsError(`Invalid environment: REDIS_URL must start with redis:// or rediss://`);
   }
+  const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? 'tis:';
+  if (!/^[A-Za-z0-9:_.{}-]{1,64}$/.test(redisKeyPrefix)) {
+    throw new SettingsError(
+      `Invalid environment: REDIS_KEY_PREFIX must be 1 to 64 of letters, digits and ':_.{}-', got '${redisKeyPrefix}'`,
+    );
+  }
   return {
     dataDir: resolve(env.DATA_DIR || './data'),
     configFile,
     redisUrl,
+    redisKeyPrefix,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     plans,
     defaultPlan,

@@ -11,6 +11,7 @@ import { configureApp } from '../../src/app.setup';
 import { INITIAL_KEY_FILE } from '../../src/auth/initial-key';
 import { LOG_DESTINATION } from '../../src/logging/log-control';
 import { ENVIRONMENT } from '../../src/settings/settings';
+import { redisTestEnv } from './redis';
 
 /** Collects the JSON log lines an app writes, so tests can assert on them. */
 export class LogCapture {
@@ -57,15 +58,18 @@ export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'tis-test-'));
 }
 
-/** The shared environment of every test app: a Redis URL when the suite runs against Redis. */
-export function baseEnv(): Record<string, string> {
-  return process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {};
+/**
+ * The shared environment of every test app: when the suite runs against Redis, its URL and a key
+ * prefix of the app's data directory's own (see redisTestEnv), so apps never see each other's data.
+ */
+export function baseEnv(dataDir?: string): Record<string, string> {
+  return redisTestEnv(dataDir);
 }
 
 /** Starts the real application (AppModule + configureApp) on a fresh or given data directory. */
 export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const env = { ...baseEnv(), DATA_DIR: dataDir, ...options.env };
+  const env = { ...baseEnv(dataDir), DATA_DIR: dataDir, ...options.env };
   const logs = new LogCapture();
   // nestjs-pino keeps the first app's logger for logs outside a request; each test app gets its own.
   __resetOutOfContextForTests();

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { redisTestEnv } from './redis';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -9,7 +10,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the operator CLI exactly as `npm run --silent cli -- ...` does, with the given environment. */
+/**
+ * Runs the operator CLI exactly as `npm run --silent cli -- ...` does, with the given environment
+ * (on the Redis run, REDIS_URL and the prefix of env.DATA_DIR's app are added unless given).
+ */
 export function runCli(
   args: string[],
   env: Record<string, string>,
@@ -21,7 +25,7 @@ export function runCli(
       ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', ...env },
+        env: { PATH: process.env.PATH ?? '', ...redisTestEnv(env.DATA_DIR), ...env },
         stdio: ['pipe', 'pipe', 'pipe'],
       },
     );

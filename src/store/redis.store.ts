@@ -1,0 +1,356 @@
+import type Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import type { Settings } from '../settings/settings';
+import {
+  closeRedis,
+  connectRedis,
+  createRedisClient,
+  redactRedisUrl,
+  redisCall,
+} from './redis.connection';
+import { ApiKeyRecord, QuotaResult, Store, StoreUnavailableError } from './store';
+
+/**
+ * Lua scripts: each runs atomically on the Redis server, so several instances never interleave
+ * inside one of them. KEYS are prefixed by the client's keyPrefix; ARGV are not.
+ */
+const SCRIPTS = {
+  /** KEYS: hash->id index, the key's record. ARGV: only-if-empty flag, hash, id, field/value pairs. */
+  tisInsertKey: {
+    numberOfKeys: 2,
+    lua: `
+      if ARGV[1] == '1' and redis.call('HLEN', KEYS[1]) > 0 then return 0 end
+      if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
+        return redis.error_reply('ERR an API key with this id or hash already exists')
+      end
+      redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+      redis.call('HSET', KEYS[2], unpack(ARGV, 4))
+      return 1`,
+  },
+  /** KEYS: the key's record. ARGV: time. The first revocation time is kept. */
+  tisRevokeKey: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+      redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1])
+      return 1`,
+  },
+  /** KEYS: the key's record. ARGV: time. Never creates a record for an unknown id. */
+  tisTouchKey: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_used_at', ARGV[1]) end
+      return 0`,
+  },
+  /** KEYS: overrides hash. ARGV: channel, origin, field, JSON value (absent: delete). Write and announce as one. */
+  tisWriteOverride: {
+    numberOfKeys: 1,
+    lua: `
+      if ARGV[4] then redis.call('HSET', KEYS[1], ARGV[3], ARGV[4]) else redis.call('HDEL', KEYS[1], ARGV[3]) end
+      redis.call('PUBLISH', ARGV[1], ARGV[2])
+      return 1`,
+  },
+  /**
+   * KEYS: the day's counter. ARGV: limit (-1: none), seconds to keep the counter.
+   * Increments only while below the limit; returns {counted 1|0, used}.
+   */
+  tisConsumeQuota: {
+    numberOfKeys: 1,
+    lua: `
+      local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+      local limit = tonumber(ARGV[1])
+      if limit >= 0 and used >= limit then return {0, used} end
+      used = redis.call('INCR', KEYS[1])
+      if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+      return {1, used}`,
+  },
+} as const;
+
+interface ScriptCommands {
+  tisInsertKey(index: string, record: string, ...args: string[]): Promise<number>;
+  tisRevokeKey(record: string, at: string): Promise<number>;
+  tisTouchKey(record: string, at: string): Promise<number>;
+  tisWriteOverride(overrides: string, ...args: string[]): Promise<number>;
+  tisConsumeQuota(counter: string, limit: string, keepSeconds: string): Promise<[number, number]>;
+}
+type StoreClient = Redis & ScriptCommands;
+
+/**
+ * A day's counter outlives its UTC day by a day at least (48 h after its first call), so usage of
+ * yesterday can still be read, and Redis forgets it by itself afterwards.
+ */
+const QUOTA_KEEP_SECONDS = 2 * 86_400;
+
+const KEY_FIELDS = [
+  'id',
+  'name',
+  'prefix',
+  'hash',
+  'scopes',
+  'plan',
+  'daily_limit',
+  'rate_limit',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+] as const satisfies readonly (keyof ApiKeyRecord)[];
+
+const REQUIRED_KEY_FIELDS = ['id', 'name', 'prefix', 'hash', 'scopes', 'plan', 'created_at'];
+
+/** A record as hash fields; null fields are left out. */
+function encodeKey(key: ApiKeyRecord): string[] {
+  const pairs: string[] = [];
+  for (const field of KEY_FIELDS) {
+    const value = key[field];
+    if (value === null) continue;
+    pairs.push(field, field === 'scopes' ? JSON.stringify(value) : String(value));
+  }
+  return pairs;
+}
+
+function decodeKey(fields: Record<string, string>): ApiKeyRecord | undefined {
+  if (!fields.id) return undefined;
+  const text = (name: string) => fields[name] ?? null;
+  const int = (name: string) => (fields[name] === undefined ? null : Number(fields[name]));
+  return {
+    id: fields.id,
+    name: fields.name,
+    prefix: fields.prefix,
+    hash: fields.hash,
+    scopes: JSON.parse(fields.scopes) as string[],
+    plan: fields.plan,
+    daily_limit: int('daily_limit'),
+    rate_limit: int('rate_limit'),
+    created_at: fields.created_at,
+    expires_at: text('expires_at'),
+    revoked_at: text('revoked_at'),
+    last_used_at: text('last_used_at'),
+  };
+}
+
+/** `INFO` text as name -> value. */
+function parseInfo(info: string): Record<string, string> {
+  const entries = info
+    .split(/\r?\n/)
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]);
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/**
+ * The shared store: all state in one Redis, so several instances serve one deployment.
+ * Keys (all under the settings' prefix, `tis:` by default):
+ *   keys:by-hash          hash  SHA-256 of a key -> key id (the index; also "which keys exist")
+ *   key:<id>              hash  the key's record
+ *   config:overrides      hash  configuration key -> JSON value
+ *   quota:<id>:<day>      string calls counted for a key on a UTC day (expires after 48 h)
+ *   {rate:...}:hits       the throttler's counters (src/limits/redis-throttler.storage.ts)
+ * Channel `<prefix>config:overrides`: every override write is announced there; each instance's
+ * subscriber connection calls the override listeners, so a change is seen everywhere at once.
+ */
+export class RedisStore extends Store {
+  private static readonly INDEX = 'keys:by-hash';
+  private static readonly OVERRIDES = 'config:overrides';
+
+  readonly kind = 'redis' as const;
+  /** Tells this instance's own announcements apart: its listeners were already called. */
+  private readonly origin = randomUUID();
+  private readonly channel: string;
+  private readonly client: StoreClient;
+
+  private constructor(
+    client: Redis,
+    private readonly subscriber: Redis,
+    private readonly settings: Settings,
+  ) {
+    super();
+    for (const [name, script] of Object.entries(SCRIPTS)) {
+      client.defineCommand(name, script);
+    }
+    this.client = client as StoreClient;
+    this.channel = `${settings.redisKeyPrefix}config:overrides`;
+  }
+
+  /**
+   * Connects the given command connection and a subscriber of its own, and waits until both answer.
+   * On failure both are closed (no reconnection timers left behind) and StoreUnavailableError is thrown.
+   */
+  static async open(client: Redis, settings: Settings): Promise<RedisStore> {
+    const subscriber = createRedisClient(settings, 'subscriber');
+    const store = new RedisStore(client, subscriber, settings);
+    try {
+      await Promise.all([connectRedis(client), connectRedis(subscriber)]);
+      await store.subscribe();
+      return store;
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+  }
+
+  private async subscribe(): Promise<void> {
+    this.subscriber.on('message', (channel: string, origin: string) => {
+      if (channel === this.channel && origin !== this.origin) this.notifyOverridesChanged();
+    });
+    await redisCall(this.subscriber.subscribe(this.channel));
+    // Announcements made while this subscriber was disconnected are lost: listeners reload once it
+    // is back, and the command connection too (a reload reads through it).
+    this.subscriber.on('ready', () => {
+      if (this.client.status === 'ready') this.notifyOverridesChanged();
+      else this.client.once('ready', () => this.notifyOverridesChanged());
+    });
+  }
+
+  describe(): string {
+    return `${redactRedisUrl(this.settings.redisUrl ?? '')} (key prefix '${this.settings.redisKeyPrefix}')`;
+  }
+
+  private recordKey(id: string): string {
+    return `key:${id}`;
+  }
+
+  private async insert(key: ApiKeyRecord, onlyIfEmpty: boolean): Promise<boolean> {
+    const inserted = await redisCall(
+      this.client.tisInsertKey(
+        RedisStore.INDEX,
+        this.recordKey(key.id),
+        onlyIfEmpty ? '1' : '0',
+        key.hash,
+        key.id,
+        ...encodeKey(key),
+      ),
+    );
+    return inserted === 1;
+  }
+
+  async insertKey(key: ApiKeyRecord): Promise<void> {
+    await this.insert(key, false);
+  }
+
+  insertKeyIfNone(key: ApiKeyRecord): Promise<boolean> {
+    return this.insert(key, true);
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const id = await redisCall(this.client.hget(RedisStore.INDEX, hash));
+    return id === null ? undefined : this.findKeyById(id);
+  }
+
+  async findKeyById(id: string): Promise<ApiKeyRecord | undefined> {
+    return decodeKey(await redisCall(this.client.hgetall(this.recordKey(id))));
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const ids = await redisCall(this.client.hvals(RedisStore.INDEX));
+    const records = await Promise.all(ids.map((id) => this.findKeyById(id)));
+    return records
+      .filter((r): r is ApiKeyRecord => r !== undefined)
+      .sort((a, b) =>
+        a.created_at === b.created_at
+          ? a.id.localeCompare(b.id)
+          : a.created_at.localeCompare(b.created_at),
+      );
+  }
+
+  async revokeKey(id: string, at: string): Promise<boolean> {
+    return (await redisCall(this.client.tisRevokeKey(this.recordKey(id), at))) === 1;
+  }
+
+  async touchKey(id: string, at: string): Promise<void> {
+    await redisCall(this.client.tisTouchKey(this.recordKey(id), at));
+  }
+
+  async getOverrides(): Promise<Record<string, unknown>> {
+    const stored = await redisCall(this.client.hgetall(RedisStore.OVERRIDES));
+    return Object.fromEntries(
+      Object.entries(stored).map(([key, value]) => [key, JSON.parse(value) as unknown]),
+    );
+  }
+
+  async setOverride(key: string, value: unknown): Promise<void> {
+    await this.writeOverride(key, JSON.stringify(value));
+  }
+
+  async deleteOverride(key: string): Promise<void> {
+    await this.writeOverride(key);
+  }
+
+  private async writeOverride(key: string, json?: string): Promise<void> {
+    const args = [this.channel, this.origin, key, ...(json === undefined ? [] : [json])];
+    await redisCall(this.client.tisWriteOverride(RedisStore.OVERRIDES, ...args));
+    this.notifyOverridesChanged();
+  }
+
+  async consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult> {
+    const [counted, used] = await redisCall(
+      this.client.tisConsumeQuota(
+        `quota:${keyId}:${day}`,
+        String(limit ?? -1),
+        String(QUOTA_KEEP_SECONDS),
+      ),
+    );
+    return { allowed: counted === 1, used };
+  }
+
+  async getUsage(keyId: string, day: string): Promise<number> {
+    return Number((await redisCall(this.client.get(`quota:${keyId}:${day}`))) ?? 0);
+  }
+
+  /** Both connections must be up: without the subscriber, overrides would not reach this instance. */
+  async ping(): Promise<void> {
+    await redisCall(this.client.ping());
+    if (this.subscriber.status !== 'ready') {
+      throw new StoreUnavailableError('Redis cannot be reached: the subscriber connection is down');
+    }
+  }
+
+  /**
+   * The key index against the records it names, and whether Redis keeps what it is told: AOF on and
+   * writing, no failed snapshot, and no eviction policy that could drop keys or quota counters.
+   */
+  async checkIntegrity(): Promise<string[]> {
+    const problems = await this.checkKeyIndex();
+    const info = parseInfo(
+      (await redisCall(this.client.info('persistence'))) +
+        (await redisCall(this.client.info('memory'))),
+    );
+    if (info.aof_enabled !== '1') {
+      problems.push(
+        'Redis runs without AOF (appendonly no): keys and counts since the last snapshot are lost if Redis stops',
+      );
+    } else if (info.aof_last_write_status && info.aof_last_write_status !== 'ok') {
+      problems.push(
+        `Redis cannot write its AOF file (aof_last_write_status: ${info.aof_last_write_status})`,
+      );
+    }
+    if (info.rdb_last_bgsave_status && info.rdb_last_bgsave_status !== 'ok') {
+      problems.push('The last Redis snapshot (BGSAVE) failed');
+    }
+    const policy = info.maxmemory_policy;
+    if (info.maxmemory && info.maxmemory !== '0' && policy && policy !== 'noeviction') {
+      problems.push(
+        `Redis may evict keys under memory pressure (maxmemory-policy ${policy}): API keys or quota counters could vanish; use noeviction`,
+      );
+    }
+    return problems;
+  }
+
+  private async checkKeyIndex(): Promise<string[]> {
+    const index = Object.entries(await redisCall(this.client.hgetall(RedisStore.INDEX)));
+    const records = await Promise.all(
+      index.map(([, id]) => redisCall(this.client.hgetall(this.recordKey(id)))),
+    );
+    return index.flatMap(([hash, id], i) => {
+      const fields = records[i];
+      if (!fields.id) return [`The key index names ${id}, which has no record`];
+      if (fields.hash !== hash) return [`Key ${id}: its record and the index disagree on its hash`];
+      const missing = REQUIRED_KEY_FIELDS.filter((f) => !fields[f]);
+      return missing.length ? [`Key ${id}: its record lacks ${missing.join(', ')}`] : [];
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([closeRedis(this.client), closeRedis(this.subscriber)]);
+  }
+}

@@ -1,0 +1,310 @@
+import Redis from 'ioredis';
+import type { Response } from 'supertest';
+import { ApiKeyRecord, Store } from '../src/store/store';
+import { loadSettings } from '../src/settings/settings';
+import { createStore } from '../src/store/store.module';
+import { LogControl } from '../src/logging/log-control';
+import { bearer, startApp, tempDataDir, TestApp } from './support/app';
+import { runCli } from './support/cli';
+import { RedisServer, usingSharedRedis } from './support/redis';
+
+/** Polls until the check holds; fails after a bounded wait instead of hanging. */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
+
+const STORE_DOWN =
+  'Service temporarily unavailable: the data store cannot be reached. Retry shortly.';
+
+// This file starts redis-servers of its own; the `e2e-redis` project (one shared Redis) skips it.
+const describeOwnRedis = usingSharedRedis() ? describe.skip : describe;
+
+describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
+  const PASSWORD = 'redis-e2e-secret-password';
+  const PREFIX = 'tis-e2e:';
+  let redis: RedisServer;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    redis = await RedisServer.start({ password: PASSWORD });
+    const env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: PREFIX, AUTH_FAILURE_LIMIT: '5' };
+    a = await startApp({ env });
+    // One deployment: the second instance shares the first one's data directory (the initial key).
+    b = await startApp({ env, dataDir: a.dataDir });
+    // Listening servers, so that many concurrent supertest calls share one socket each.
+    await Promise.all([a.app.listen(0, '127.0.0.1'), b.app.listen(0, '127.0.0.1')]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await redis?.destroy();
+  });
+
+  const greet = (t: TestApp, key: string) =>
+    t.http().post('/api/v1/services/greet').set(bearer(key)).send({ name: 'Ada' });
+  const usage = async (t: TestApp, key: string) =>
+    (await t.http().get('/api/v1/usage').set(bearer(key)).expect(200)).body as { used: number };
+  /** `n` calls at once, alternating between A and B. */
+  const burst = (n: number, key: string) =>
+    Promise.all(Array.from({ length: n }, (_, i) => greet(i % 2 ? b : a, key)));
+
+  it('runs both instances on Redis, with one initial key between them', async () => {
+    expect(a.app.get(Store).kind).toBe('redis');
+    expect(b.app.get(Store).kind).toBe('redis');
+    expect(b.adminKey).toBe(a.adminKey);
+    const keys = await b.app.get(Store).listKeys();
+    expect(keys.map((k) => k.name)).toEqual(['initial-admin']);
+    expect(a.app.get(Store).describe()).toBe(
+      `redis://:****@127.0.0.1:${redis.port} (key prefix '${PREFIX}')`,
+    );
+  });
+
+  it('accepts on B a key created through A, and refuses on A a key revoked through B', async () => {
+    const key = await a.createKey({ scope_template: 'standard', plan: 'unlimited' });
+    expect((await greet(b, key)).status).toBe(200);
+    const me = await b.http().get('/api/v1/auth/me').set(bearer(key)).expect(200);
+    await b
+      .http()
+      .delete(`/api/v1/auth/api-keys/${(me.body as { key_id: string }).key_id}`)
+      .set(bearer(b.adminKey))
+      .expect(200);
+    const refused = await greet(a, key);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ detail: 'Invalid API key' });
+  });
+
+  it("calls B's override listeners within a second of a write on A", async () => {
+    const heardOnB = (what: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`B did not hear: ${what}`)), 1000);
+        const off = b.app.get(Store).onOverridesChanged(() => {
+          clearTimeout(timer);
+          off();
+          resolve();
+        });
+      });
+
+    let heard = heardOnB('set');
+    await a.app.get(Store).setOverride('llm_config.cache_enabled', false);
+    await heard;
+    expect(await b.app.get(Store).getOverrides()).toEqual({ 'llm_config.cache_enabled': false });
+
+    heard = heardOnB('delete');
+    await a.app.get(Store).deleteOverride('llm_config.cache_enabled');
+    await heard;
+    expect(await b.app.get(Store).getOverrides()).toEqual({});
+  });
+
+  it("reads back on B a config_set made through A, and applies it to B's logger within a second", async () => {
+    const key = a.adminKey;
+    const set = await a
+      .http()
+      .post('/api/v1/services/config_set')
+      .set(bearer(key))
+      .send({ key: 'logging.level', value: 'DEBUG' });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ key: 'logging.level', coerced_value: 'debug' });
+    // Reads go to the store: B sees the override at once.
+    const got = await b
+      .http()
+      .post('/api/v1/services/config_get')
+      .set(bearer(key))
+      .send({ key: 'logging.level' });
+    expect(got.body).toEqual({ key: 'logging.level', value: 'debug' });
+    // B's running logger follows through pub/sub.
+    const control = b.app.get(LogControl);
+    for (let i = 0; i < 20 && control.level !== 'debug'; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(control.level).toBe('debug');
+    await a
+      .http()
+      .post('/api/v1/services/config_set')
+      .set(bearer(key))
+      .send({ key: 'logging.level', value: 'info' })
+      .expect(200);
+    for (let i = 0; i < 20 && control.level !== 'info'; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(control.level).toBe('info');
+    await a.app.get(Store).deleteOverride('logging.level');
+  });
+
+  it('shares a rate limit: 2 a second over A and B together', async () => {
+    // The window is one second from the first call: a burst that took longer proves nothing, so
+    // it is repeated (with a fresh key) rather than judged.
+    for (let attempt = 1; ; attempt++) {
+      const key = await a.createKey({ plan: 'unlimited', rate_limit: 2 });
+      const started = Date.now();
+      const statuses = (await burst(6, key)).map((r) => r.status);
+      if (Date.now() - started > 800 && attempt < 3) continue;
+      expect(statuses.sort()).toEqual([200, 200, 429, 429, 429, 429]);
+      return;
+    }
+  });
+
+  it('shares the failed-authentication limit of a client address', async () => {
+    const bad = `sk_${'0'.repeat(64)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 12 && !statuses.includes(429); i++) {
+      statuses.push((await greet(i % 2 ? b : a, bad)).status);
+    }
+    // Counted per instance, 10 failures (5 on each) would pass before the first 429.
+    expect(count(statuses, 401)).toBeLessThanOrEqual(5);
+    expect(statuses.at(-1)).toBe(429);
+    expect((await greet(a, bad)).status).toBe(429);
+    expect((await greet(b, bad)).status).toBe(429);
+  });
+
+  it('counts a daily limit of 20 exactly over 60 concurrent calls on A and B', async () => {
+    const key = await a.createKey({ daily_limit: 20, rate_limit: 1000 });
+    const responses = await burst(60, key);
+    const statuses = responses.map((r) => r.status);
+    expect(count(statuses, 200)).toBe(20);
+    expect(count(statuses, 402)).toBe(40);
+    const refused = responses.find((r) => r.status === 402) as Response;
+    expect(refused.body.detail).toMatch(
+      /^Daily request limit exceeded \(20\/20\)\. Resets in \d+h \d+m\.$/,
+    );
+    expect((await usage(a, key)).used).toBe(20);
+    expect((await usage(b, key)).used).toBe(20);
+  });
+
+  it('creates through the CLI a key both instances accept', async () => {
+    const created = await runCli(
+      ['keys', 'create', '--json', '--name', 'from-cli', '--template', 'standard'],
+      { REDIS_URL: redis.url, REDIS_KEY_PREFIX: PREFIX, DATA_DIR: tempDataDir() },
+    );
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
+    expect((await greet(a, key)).status).toBe(200);
+    expect((await greet(b, key)).status).toBe(200);
+    const listed = await runCli(['keys', 'list', '--json'], {
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: PREFIX,
+      DATA_DIR: tempDataDir(),
+    });
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((k) => k.id)).toContain(id);
+  });
+
+  it('creates one initial key when two stores race on an empty Redis', async () => {
+    const settings = loadSettings({
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: 'tis-race:',
+      DATA_DIR: tempDataDir(),
+    });
+    const stores = await Promise.all([createStore(settings), createStore(settings)]);
+    try {
+      const record = (i: number): ApiKeyRecord => ({
+        id: `key_race${i}`,
+        name: `race-${i}`,
+        prefix: 'sk_race',
+        hash: `hash-${i}`,
+        scopes: ['*'],
+        plan: 'unlimited',
+        daily_limit: null,
+        rate_limit: null,
+        created_at: new Date().toISOString(),
+        expires_at: null,
+        revoked_at: null,
+        last_used_at: null,
+      });
+      const records = Array.from({ length: 10 }, (_, i) => record(i));
+      const inserted = await Promise.all(records.map((r, i) => stores[i % 2].insertKeyIfNone(r)));
+      expect(inserted.filter(Boolean)).toHaveLength(1);
+      expect(await stores[0].listKeys()).toEqual([records[inserted.indexOf(true)]]);
+      expect(await stores[1].listKeys()).toEqual([records[inserted.indexOf(true)]]);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it('writes every key under its prefix', async () => {
+    const raw = new Redis(redis.url);
+    try {
+      const keys = await raw.keys('*');
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.filter((k) => !k.startsWith(PREFIX) && !k.startsWith('tis-race:'))).toEqual([]);
+      // The throttler's counters too (those of failed authentications live a minute).
+      expect(keys.some((k) => k.startsWith(`${PREFIX}{auth-failure:`))).toBe(true);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
+  it('answers 503 while Redis is down, serves nothing uncounted, and recovers by itself', async () => {
+    const key = await a.createKey({ plan: 'unlimited' });
+    const statuses: number[] = [];
+    const unavailable: Response[] = [];
+    let done = false;
+    const worker = async (t: TestApp) => {
+      for (let i = 0; i < 300 && !done; i++) {
+        const res = await greet(t, key);
+        statuses.push(res.status);
+        if (res.status === 503) unavailable.push(res);
+      }
+    };
+    const workers = [a, b, a, b].map(worker);
+    await until(() => count(statuses, 200) >= 20 || done, 'calls served before the stop');
+    await redis.stop();
+    const stoppedAt = statuses.length;
+    await until(() => count(statuses.slice(stoppedAt), 503) >= 8, 'calls refused while down');
+    done = true;
+    await Promise.all(workers);
+
+    expect(new Set(statuses)).toEqual(new Set([200, 503]));
+    for (const res of unavailable) {
+      expect(res.body).toEqual({ detail: STORE_DOWN });
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    // Logged at warn, never with the URL's password. (Nest's Logger is process-wide: the lines of
+    // both instances land in the capture of the last one started.)
+    const logs = () => [a, b].flatMap((t) => t.logs.records());
+    await until(
+      () => logs().some((r) => r.level === 'warn' && /^Redis at/.test(String(r.msg))),
+      'a warning about Redis',
+    );
+    const text = a.logs.text() + b.logs.text();
+    expect(text).toContain(`Redis at redis://:****@127.0.0.1:${redis.port}`);
+    expect(text).not.toContain(PASSWORD);
+
+    await redis.start();
+    await until(
+      async () => (await greet(a, key)).status === 200 && (await greet(b, key)).status === 200,
+      'both instances serving again',
+    );
+    const served = count(statuses, 200) + 2;
+    const { used } = await usage(a, key);
+    // Every 200 was counted first; a call cut off mid-way may have been counted and not served.
+    expect(used).toBeGreaterThanOrEqual(served);
+    expect(used).toBeLessThanOrEqual(served + unavailable.length);
+  });
+
+  it('keeps keys, counts and overrides across a Redis restart (AOF)', async () => {
+    const key = await b.createKey({ daily_limit: 5, rate_limit: 100 });
+    for (let i = 0; i < 3; i++) expect((await greet(i % 2 ? b : a, key)).status).toBe(200);
+    await a.app.get(Store).setOverride('logging.verbose', false);
+    let reloadsOnB = 0;
+    const off = b.app.get(Store).onOverridesChanged(() => reloadsOnB++);
+
+    await redis.restart();
+    await until(async () => (await greet(a, key)).status === 200, 'A serving again');
+
+    expect((await usage(b, key)).used).toBe(4);
+    expect(await b.app.get(Store).getOverrides()).toEqual({ 'logging.verbose': false });
+    expect(await a.app.get(Store).checkIntegrity()).toEqual([]);
+    // Announcements sent while B was cut off are lost: B reloads when its subscriber is back.
+    await until(() => reloadsOnB > 0, "B's listeners called after reconnecting");
+    off();
+    expect((await greet(b, key)).status).toBe(200);
+    const last = await greet(a, key);
+    expect(last.status).toBe(402);
+    expect(last.body.detail).toMatch(/^Daily request limit exceeded \(5\/5\)\./);
+  });
+});
