@@ -6,10 +6,12 @@ import { InitialKeyBootstrap } from './auth/initial-key';
 import { ScopesGuard } from './auth/scopes.guard';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { ApiValidationPipe } from './errors/validation';
+import { HealthModule } from './health/health.module';
 import { LimitsModule } from './limits/limits.module';
 import { QuotaInterceptor } from './limits/quota.interceptor';
 import { KeyRateLimitGuard } from './limits/rate-limit.guard';
 import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
 import { GreetModule } from './tools/greet/greet.module';
@@ -23,6 +25,8 @@ import { ToolsModule } from './tools/tools.module';
     AuthModule,
     LimitsModule,
     ToolsModule,
+    HealthModule,
+    MetricsModule,
     // Tools: one line each.
     GreetModule,
   ],
