@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../src/tools/tool.schema';
 import { ToolRegistry } from '../src/tools/tool.registry';
 import { bearer, startApp, TestApp } from './support/app';
+import { WordCountModule } from './support/sample-tool.module';
 
 /** The tools the service ships. */
 const SHIPPED_TOOLS = ['greet'];
@@ -28,6 +29,8 @@ const typeOf = (p: Property) => (Array.isArray(p.type) ? p.type[0] : p.type);
 
 /** A value the schema accepts, to fill in the fields a case does not test. */
 function validValue(p: Property): unknown {
+  if (p.example !== undefined) return p.example;
+  if (p.default !== undefined) return p.default;
   if (p.enum?.length) return p.enum[0];
   switch (typeOf(p)) {
     case 'string':
@@ -127,7 +130,8 @@ describe('discovery: GET /api/v1/services (e2e)', () => {
   let readOnly: string;
 
   beforeAll(async () => {
-    t = await startApp();
+    // A tool from outside the service too: the checks below hold for any tool.
+    t = await startApp({ imports: [WordCountModule] });
     execute = await t.createKey({ scopes: ['services:execute'], plan: 'unlimited' });
     readOnly = await t.createKey({ scope_template: 'read_only', plan: 'pro' });
   });

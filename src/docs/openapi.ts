@@ -75,6 +75,5 @@ export function setupOpenApi(app: INestApplication): void {
     jsonDocumentUrl: OPENAPI_PATH,
     raw: ['json'],
     customSiteTitle: 'Tool invocation service: API',
-    swaggerOptions: { persistAuthorization: false },
   });
 }
