@@ -6,11 +6,13 @@ import { InitialKeyBootstrap } from './auth/initial-key';
 import { ScopesGuard } from './auth/scopes.guard';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { ApiValidationPipe } from './errors/validation';
+import { HealthModule } from './health/health.module';
 import { LimitsModule } from './limits/limits.module';
 import { QuotaInterceptor } from './limits/quota.interceptor';
 import { KeyRateLimitGuard } from './limits/rate-limit.guard';
 import { LoggingModule } from './logging/logging.module';
 import { McpModule } from './mcp/mcp.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
 import { ConfigModule } from './tools/config/config.module';
@@ -29,6 +31,8 @@ export const TOOL_MODULES = [GreetModule, ConfigModule, DoctorModule];
     AuthModule,
     LimitsModule,
     ToolsModule,
+    HealthModule,
+    MetricsModule,
     McpModule,
     ...TOOL_MODULES,
   ],

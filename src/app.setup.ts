@@ -1,11 +1,16 @@
-import { INestApplication, Logger as NestLogger } from '@nestjs/common';
+import { INestApplication, Logger as NestLogger, ShutdownSignal } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
+import { setupOpenApi } from './docs/openapi';
 import { JSON_INVALID } from './errors/validation';
+import { HTTP_LOGGER } from './logging/logging.module';
+import { ExpressApp, httpMetricsMiddleware } from './metrics/http-metrics';
+import { MetricsService } from './metrics/metrics.service';
 import { Settings, SETTINGS } from './settings/settings';
+import { ToolRegistry } from './tools/tool.registry';
 
 /** An incoming X-Request-Id is kept when it is this well-formed; otherwise a new one is made. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -83,6 +88,15 @@ export function configureApp(app: INestApplication): INestApplication {
   express.set('trust proxy', settings.trustProxy);
   express.set('etag', false);
   app.use(requestId);
+  // Logged and counted first, so that requests answered by the checks below are too.
+  app.use(app.get(HTTP_LOGGER));
+  app.use(
+    httpMetricsMiddleware(
+      app.get(MetricsService),
+      app.get(ToolRegistry),
+      app.getHttpAdapter().getInstance() as ExpressApp,
+    ),
+  );
   app.use(helmet());
   app.use(jsonOnly);
   express.useBodyParser('json', {
@@ -91,7 +105,12 @@ export function configureApp(app: INestApplication): INestApplication {
     type: (req: Request) => isJsonMediaType(req.headers['content-type']),
   });
   app.use(bodyErrors(settings.bodyLimitBytes));
-  app.enableShutdownHooks();
+  setupOpenApi(app);
+  // On SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish, run the shutdown
+  // hooks (the store closes), then exit 0; process.exit also flushes the asynchronous log stream.
+  app.enableShutdownHooks([ShutdownSignal.SIGTERM, ShutdownSignal.SIGINT], {
+    useProcessExit: true,
+  });
   return app;
 }
 

@@ -1,11 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
 import { ApiKeysService, KeyRequestError, toView } from './api-keys.service';
 import { ApiKeyView, CreateApiKeyInput, CreatedApiKey, Me, RevokedApiKey } from './api-keys.dto';
@@ -15,6 +10,7 @@ import { isValidScope, scopeCovers } from './scopes';
 
 @ApiTags('auth')
 @ApiBearerAuth()
+@ApiErrors(...KEYED_ERRORS)
 @Controller('api/v1/auth')
 export class AuthController {
   constructor(private readonly keys: ApiKeysService) {}
@@ -38,6 +34,7 @@ export class AuthController {
   @Post('api-keys')
   @Scopes(['admin:write'])
   @ApiCreatedResponse({ type: CreatedApiKey })
+  @ApiErrors(...BODY_ERRORS, 403)
   async create(
     @CurrentKey() caller: AuthenticatedKey,
     @Body() input: CreateApiKeyInput,
@@ -82,6 +79,7 @@ export class AuthController {
   @Get('api-keys')
   @Scopes(['admin:read'])
   @ApiOkResponse({ type: [ApiKeyView] })
+  @ApiErrors(403)
   async list(): Promise<ApiKeyView[]> {
     const now = new Date();
     return (await this.keys.list()).map((record) => toView(record, now));
@@ -92,7 +90,7 @@ export class AuthController {
   @HttpCode(200)
   @Scopes(['admin:write'])
   @ApiOkResponse({ type: RevokedApiKey })
-  @ApiNotFoundResponse({ description: 'API key not found' })
+  @ApiErrors(403, 404)
   async revoke(@Param('id') id: string): Promise<RevokedApiKey> {
     if (!(await this.keys.revoke(id))) throw new ApiError(404, 'API key not found');
     return { id, status: 'revoked' };

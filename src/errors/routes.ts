@@ -24,3 +24,12 @@ export function allowedMethods(app: ExpressLike, path: string): string[] {
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
 }
+
+/** The template of the route a path matches (any method), e.g. `/api/v1/auth/api-keys/:id`. */
+export function routeTemplateFor(app: ExpressLike, path: string): string | undefined {
+  for (const layer of app.router?.stack ?? []) {
+    if (layer.route && !layer.route.path.includes('*') && layer.match(path))
+      return layer.route.path;
+  }
+  return undefined;
+}

@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { CurrentKey } from '../auth/auth.decorators';
+import { ApiErrors, KEYED_ERRORS } from '../docs/api-errors';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { QuotaService } from './quota.service';
 
@@ -19,6 +20,7 @@ class UsageView {
 
 @ApiTags('usage')
 @ApiBearerAuth()
+@ApiErrors(...KEYED_ERRORS)
 @Controller('api/v1/usage')
 export class UsageController {
   constructor(private readonly quota: QuotaService) {}

@@ -2,6 +2,7 @@ import { Global, Module, Provider } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import pino, { DestinationStream } from 'pino';
+import { Options, pinoHttp } from 'pino-http';
 import type { ApiRequest } from '../auth/authenticated-key';
 import { LOG_DESTINATION, LogControl, PINO } from './log-control';
 
@@ -54,34 +55,52 @@ export class LogCoreModule {}
 @Module({ providers: logCoreProviders(2), exports: [PINO, LogControl, LOG_DESTINATION] })
 export class StderrLogCoreModule {}
 
+/** Options of the access logger: request id, key id (never the key), one line per request when verbose. */
+function httpLoggerOptions(logger: pino.Logger, control: LogControl): Options {
+  return {
+    logger,
+    genReqId: (req: IncomingMessage) => (req as ApiRequest).id,
+    // One access line per request, only while `logging.verbose` is on.
+    autoLogging: { ignore: () => !control.verbose },
+    customProps: (req: IncomingMessage) => ({ key_id: (req as ApiRequest).apiKey?.id }),
+    serializers: {
+      req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: req.url,
+        remote_address: req.remoteAddress,
+      }),
+      res: (res: ServerResponse) => ({ status_code: res.statusCode }),
+    },
+  };
+}
+
+/**
+ * The pino-http middleware. configureApp installs it first thing, right after the request id, so
+ * that every request is logged, including those answered before Nest routes them (415, 413,
+ * malformed JSON, the docs); nestjs-pino then binds its request logger (`useExisting`).
+ */
+export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
+
 /** JSON-line logs through nestjs-pino: request ids, key ids (never keys), a live level. */
 @Module({
   imports: [
     LogCoreModule,
     LoggerModule.forRootAsync({
       imports: [LogCoreModule],
-      inject: [PINO, LogControl],
-      useFactory: (logger: pino.Logger, control: LogControl) => ({
-        pinoHttp: {
-          logger,
-          genReqId: (req: IncomingMessage) => (req as ApiRequest).id,
-          // One access line per request, only while `logging.verbose` is on.
-          autoLogging: { ignore: () => !control.verbose },
-          customProps: (req: IncomingMessage) => ({ key_id: (req as ApiRequest).apiKey?.id }),
-          serializers: {
-            req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
-              id: req.id,
-              method: req.method,
-              url: req.url,
-              remote_address: req.remoteAddress,
-            }),
-            res: (res: ServerResponse) => ({ status_code: res.statusCode }),
-          },
-        },
-      }),
+      inject: [PINO],
+      useFactory: (logger: pino.Logger) => ({ pinoHttp: { logger }, useExisting: true }),
     }),
   ],
-  exports: [LogCoreModule],
+  providers: [
+    {
+      provide: HTTP_LOGGER,
+      inject: [PINO, LogControl],
+      useFactory: (logger: pino.Logger, control: LogControl) =>
+        pinoHttp(httpLoggerOptions(logger, control)),
+    },
+  ],
+  exports: [LogCoreModule, HTTP_LOGGER],
 })
 export class LoggingModule {}
 

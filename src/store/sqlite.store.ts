@@ -215,10 +215,21 @@ export class SqliteStore extends Store {
     });
   }
 
+  /**
+   * Checks the database as it is on disk, through a connection of its own: the long-lived one reads
+   * from its page cache and would not notice the file (or its WAL) being deleted or overwritten,
+   * which the next start would. A file that cannot be opened or read is unavailable (rejects).
+   */
   checkIntegrity(): Promise<string[]> {
     return this.run(() => {
-      const rows = this.db.pragma('quick_check') as { quick_check: string }[];
-      return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+      if (!this.db.open) throw new StoreUnavailableError('The SQLite store is closed');
+      const check = new Database(this.file, { readonly: true, fileMustExist: true, timeout: 1000 });
+      try {
+        const rows = check.pragma('quick_check') as { quick_check: string }[];
+        return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+      } finally {
+        check.close();
+      }
     });
   }
 

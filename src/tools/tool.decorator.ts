@@ -2,6 +2,7 @@ import { applyDecorators, Controller, HttpCode, Post, SetMetadata, Type } from '
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scopes } from '../auth/auth.decorators';
 import type { Scope } from '../auth/scopes';
+import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 
 export const TOOLS_PATH = 'api/v1/services';
 export const TOOL_METADATA = 'tool:definition';
@@ -35,6 +36,7 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     ApiOperation({ operationId: definition.name, summary: definition.description }),
     ApiBody({ type: definition.input }),
     ApiOkResponse({ type: definition.output, description: 'The tool ran.' }),
+    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403),
   );
 }
 

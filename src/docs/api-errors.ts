@@ -1,0 +1,145 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import type { HeaderObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+
+/**
+ * The error contract as OpenAPI sees it: every error is `{detail}`, a sentence or (400) a list of
+ * pydantic-style issues. These classes exist for the document only; the exception filter writes
+ * the bodies.
+ */
+export class ErrorResponse {
+  @ApiProperty({ description: 'What went wrong, as a sentence.', example: 'Not authenticated' })
+  detail: string;
+}
+
+export class ValidationIssueView {
+  @ApiProperty({
+    description: "Where the problem is: 'body', then the field name (and list index).",
+    type: 'array',
+    items: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    example: ['body', 'name'],
+  })
+  loc: (string | number)[];
+
+  @ApiProperty({ description: 'The problem, for a person.', example: 'Field required' })
+  msg: string;
+
+  @ApiProperty({
+    description:
+      'The problem, for a program (pydantic names): missing, string_type, bool_type, int_type, greater_than_equal, less_than_equal, string_too_short, string_too_long, extra_forbidden, literal_error, list_type, dict_type, json_invalid, value_error.',
+    example: 'missing',
+  })
+  type: string;
+}
+
+export class ValidationErrorResponse {
+  @ApiProperty({ type: [ValidationIssueView], description: 'One entry per problem.' })
+  detail: ValidationIssueView[];
+}
+
+const integerHeader = (description: string): HeaderObject => ({
+  description,
+  schema: { type: 'integer' },
+});
+
+const RETRY_AFTER = integerHeader('Seconds to wait before retrying.');
+
+const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
+  'Retry-After': RETRY_AFTER,
+  'X-RateLimit-Limit': integerHeader('Requests allowed in the window.'),
+  'X-RateLimit-Remaining': integerHeader('Requests left in the window.'),
+  'X-RateLimit-Reset': integerHeader('Seconds until the window resets.'),
+};
+
+interface ErrorDoc {
+  description: string;
+  example: unknown;
+  headers?: Record<string, HeaderObject>;
+  validation?: boolean;
+}
+
+/** What each error status means here, with a real example of its body. */
+const ERRORS: Record<number, ErrorDoc> = {
+  400: {
+    description:
+      'The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem.',
+    example: { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] },
+    validation: true,
+  },
+  401: {
+    description:
+      'No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`).',
+    example: { detail: 'Not authenticated' },
+    headers: {
+      'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string' } },
+    },
+  },
+  402: {
+    description: "The key's daily quota is used up; it resets at the next UTC midnight.",
+    example: { detail: 'Daily request limit exceeded (100/100). Resets in 5h 12m.' },
+    headers: { 'Retry-After': integerHeader('Seconds until the next UTC midnight.') },
+  },
+  403: {
+    description: 'The key lacks the scope this operation needs.',
+    example: { detail: 'Insufficient permissions for this operation.' },
+  },
+  404: { description: 'No such resource.', example: { detail: 'API key not found' } },
+  413: {
+    description: 'The body is larger than the configured limit.',
+    example: { detail: 'Request body too large: the limit is 1048576 bytes' },
+  },
+  415: {
+    description: 'The body is not `application/json` (or `application/*+json`).',
+    example: { detail: "Unsupported Media Type: send 'Content-Type: application/json'" },
+  },
+  429: {
+    description:
+      "Too many requests: the key's rate limit, or too many failed authentications from this address.",
+    example: {
+      detail: 'Rate limit exceeded: 5 requests per 1 second(s). Retry after 1 seconds.',
+    },
+    headers: RATE_LIMIT_HEADERS,
+  },
+  500: {
+    description: 'An unexpected failure; it is logged, never described. Retry, then check /health.',
+    example: { detail: 'Internal Server Error' },
+  },
+  503: {
+    description: 'The data store cannot be reached; nothing is served unmetered. Retry shortly.',
+    example: {
+      detail: 'Service temporarily unavailable: the data store cannot be reached. Retry shortly.',
+    },
+    headers: { 'Retry-After': RETRY_AFTER },
+  },
+};
+
+/** The errors of every route behind a key, and of every route that reads a JSON body. */
+export const KEYED_ERRORS = [401, 429, 500, 503] as const;
+export const BODY_ERRORS = [400, 413, 415] as const;
+
+/**
+ * Documents error responses, each with the shared `{detail}` schema (the validation list for 400),
+ * its headers and an example. Usable on a controller class or a method.
+ */
+export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(ErrorResponse, ValidationErrorResponse),
+    ...statuses.map((status) => {
+      const doc = ERRORS[status];
+      if (!doc) throw new Error(`No documentation for error status ${status}`);
+      return ApiResponse({
+        status,
+        description: doc.description,
+        headers: doc.headers,
+        content: {
+          'application/json': {
+            schema: {
+              $ref: getSchemaPath(doc.validation ? ValidationErrorResponse : ErrorResponse),
+            },
+            example: doc.example,
+          },
+        },
+      });
+    }),
+  );
+}

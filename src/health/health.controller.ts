@@ -1,0 +1,46 @@
+import { applyDecorators, Controller, Get, Header, Res } from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../auth/auth.decorators';
+import { HealthView } from './health.dto';
+import { HealthService } from './health.service';
+
+/** Both health routes answer alike; each needs its own operation id in the OpenAPI document. */
+function HealthRoute(path: string, operationId: string): MethodDecorator {
+  return applyDecorators(
+    Get(path),
+    Header('Cache-Control', 'no-store'),
+    ApiOperation({ operationId, summary: 'Whether the service and its store are healthy.' }),
+    ApiOkResponse({ type: HealthView, description: 'Healthy.' }),
+    ApiServiceUnavailableResponse({ type: HealthView, description: 'Degraded: see `components`.' }),
+  );
+}
+
+/** Open to everyone, never rate limited or metered: load balancers and operators probe it. */
+@ApiTags('health')
+@Public()
+@Controller()
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  @HealthRoute('health', 'health')
+  root(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
+    return this.answer(res);
+  }
+
+  @HealthRoute('api/v1/health', 'health_v1')
+  versioned(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
+    return this.answer(res);
+  }
+
+  private async answer(res: Response): Promise<HealthView> {
+    const view = await this.health.check();
+    res.status(view.status === 'ok' ? 200 : 503);
+    return view;
+  }
+}

@@ -1,0 +1,83 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { Settings, SETTINGS } from '../settings/settings';
+import { Store } from '../store/store';
+import type { ComponentStatus, HealthView, RedisStatus } from './health.dto';
+
+/** A check that takes longer than this counts as failed: a probe must answer, even about a hung store. */
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The service's health as a load balancer or an operator sees it: the store answers and is intact,
+ * Redis (when configured) answers, and the service is not stopping.
+ */
+@Injectable()
+export class HealthService implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Health');
+  private stopping = false;
+  private lastStoreStatus: ComponentStatus = 'ok';
+
+  constructor(
+    private readonly store: Store,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async check(now = new Date()): Promise<HealthView> {
+    const store = await this.storeStatus();
+    const redis = this.redisStatus(store);
+    const healthy = !this.stopping && store === 'ok' && redis !== 'error';
+    return {
+      status: healthy ? 'ok' : 'degraded',
+      version: this.settings.version,
+      timestamp: now.toISOString(),
+      components: { store: { status: store }, redis: { status: redis } },
+    };
+  }
+
+  /** Redis holds the shared state when configured, so its health is the store's. */
+  private redisStatus(store: ComponentStatus): RedisStatus {
+    if (!this.settings.redisUrl) return 'not_configured';
+    // A configured Redis that the store does not use would be a misconfiguration, not health.
+    return this.store.kind === 'redis' ? store : 'error';
+  }
+
+  private async storeStatus(): Promise<ComponentStatus> {
+    let problem: string | undefined;
+    try {
+      await withTimeout(this.store.ping(), CHECK_TIMEOUT_MS, 'The store');
+      const problems = await withTimeout(
+        this.store.checkIntegrity(),
+        CHECK_TIMEOUT_MS,
+        "The store's integrity check",
+      );
+      if (problems.length) problem = `integrity check failed: ${problems.slice(0, 5).join('; ')}`;
+    } catch (error) {
+      problem = error instanceof Error ? error.message : String(error);
+    }
+    const status: ComponentStatus = problem === undefined ? 'ok' : 'error';
+    this.logTransition(status, problem);
+    return status;
+  }
+
+  /** One line when the store turns bad or recovers, not one per probe. */
+  private logTransition(status: ComponentStatus, problem: string | undefined): void {
+    if (status === this.lastStoreStatus) return;
+    this.lastStoreStatus = status;
+    if (status === 'error') this.logger.error(`Store unhealthy: ${problem}`);
+    else this.logger.log('Store healthy again');
+  }
+
+  /** From the shutdown signal on, probes answer 503 so a load balancer stops sending new requests. */
+  beforeApplicationShutdown(signal?: string): void {
+    this.stopping = true;
+    if (signal) this.logger.log(`${signal}: finishing in-flight requests, then closing the store`);
+  }
+}

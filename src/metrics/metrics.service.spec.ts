@@ -1,0 +1,55 @@
+import { Registry } from 'prom-client';
+import { MetricsService, toolOutcome } from './metrics.service';
+
+describe('toolOutcome', () => {
+  it.each([
+    [200, 'success'],
+    [400, 'invalid_request'],
+    [413, 'invalid_request'],
+    [415, 'invalid_request'],
+    [401, 'unauthenticated'],
+    [402, 'quota_exceeded'],
+    [403, 'forbidden'],
+    [404, 'client_error'],
+    [429, 'rate_limited'],
+    [500, 'error'],
+    [503, 'error'],
+  ])('%i is %s', (status, outcome) => {
+    expect(toolOutcome(status)).toBe(outcome);
+  });
+});
+
+describe('MetricsService', () => {
+  const value = async (registry: Registry, name: string, labels: Record<string, string>) => {
+    const metric = await registry.getSingleMetric(name)?.get();
+    const sample = metric?.values.find((v) =>
+      Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want),
+    );
+    return sample?.value ?? 0;
+  };
+
+  it('keeps the counts of each application apart', async () => {
+    const [a, b] = [new Registry(), new Registry()];
+    new MetricsService(a).observeToolCall('greet', 200);
+    expect(await value(a, 'tool_calls_total', { tool: 'greet', outcome: 'success' })).toBe(1);
+    new MetricsService(b);
+    expect(await value(b, 'tool_calls_total', { tool: 'greet', outcome: 'success' })).toBe(0);
+  });
+
+  it('counts a 5xx tool call as a failure and a 402 as a quota rejection', async () => {
+    const registry = new Registry();
+    const metrics = new MetricsService(registry);
+    metrics.observeToolCall('greet', 503);
+    metrics.observeToolCall('greet', 402);
+    expect(await value(registry, 'tool_failures_total', { tool: 'greet' })).toBe(1);
+    expect(await value(registry, 'quota_rejections_total', { tool: 'greet' })).toBe(1);
+  });
+
+  it('shows both rate-limit kinds from the start, at zero', async () => {
+    const registry = new Registry();
+    new MetricsService(registry);
+    const text = await registry.metrics();
+    expect(text).toContain('rate_limit_rejections_total{kind="key"} 0');
+    expect(text).toContain('rate_limit_rejections_total{kind="auth"} 0');
+  });
+});

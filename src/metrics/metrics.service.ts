@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/** How a tool call ended, from its status code: a small fixed set, fit for a label. */
+export type ToolOutcome =
+  | 'success'
+  | 'invalid_request'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'rate_limited'
+  | 'quota_exceeded'
+  | 'client_error'
+  | 'error';
+
+const OUTCOME_BY_STATUS: Record<number, ToolOutcome> = {
+  400: 'invalid_request',
+  413: 'invalid_request',
+  415: 'invalid_request',
+  401: 'unauthenticated',
+  402: 'quota_exceeded',
+  403: 'forbidden',
+  429: 'rate_limited',
+};
+
+export function toolOutcome(status: number): ToolOutcome {
+  if (status < 400) return 'success';
+  if (status >= 500) return 'error';
+  return OUTCOME_BY_STATUS[status] ?? 'client_error';
+}
+
+/** Who was limited: a key over its rate, or an address over its failed authentications. */
+export type RateLimitKind = 'key' | 'auth';
+
+/**
+ * The service's own metrics, on the registry of this application (not prom-client's global one, so
+ * that several applications in one process keep separate counts). Labels are route templates, tool
+ * names, status codes and small fixed sets: never a key, a key id or a raw URL.
+ */
+@Injectable()
+export class MetricsService {
+  private readonly requests: Counter<'method' | 'route' | 'status_code'>;
+  private readonly duration: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly toolCalls: Counter<'tool' | 'outcome'>;
+  private readonly toolFailures: Counter<'tool'>;
+  private readonly quotaRejections: Counter<'tool'>;
+  private readonly rateLimitRejections: Counter<'kind'>;
+
+  constructor(readonly registry: Registry) {
+    const registers = [registry];
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status code.',
+      labelNames: ['method', 'route', 'status_code'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from receiving a request to finishing its answer, by method, route template and status code.',
+      labelNames: ['method', 'route', 'status_code'],
+      registers,
+    });
+    this.toolCalls = new Counter({
+      name: 'tool_calls_total',
+      help: 'Calls of each tool, by outcome (success, invalid_request, unauthenticated, forbidden, rate_limited, quota_exceeded, client_error, error).',
+      labelNames: ['tool', 'outcome'],
+      registers,
+    });
+    this.toolFailures = new Counter({
+      name: 'tool_failures_total',
+      help: 'Tool calls that failed on the server side (5xx).',
+      labelNames: ['tool'],
+      registers,
+    });
+    this.quotaRejections = new Counter({
+      name: 'quota_rejections_total',
+      help: 'Tool calls refused because the daily quota was used up (402).',
+      labelNames: ['tool'],
+      registers,
+    });
+    this.rateLimitRejections = new Counter({
+      name: 'rate_limit_rejections_total',
+      help: 'Requests refused by a rate limit (429): kind "key" (per-key limit) or "auth" (failed authentications per address).',
+      labelNames: ['kind'],
+      registers,
+    });
+    // Present from the start, so that a dashboard's rate() sees the first rejection.
+    for (const kind of ['key', 'auth'] as const) this.rateLimitRejections.labels(kind).inc(0);
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status_code: String(status) };
+    this.requests.inc(labels);
+    this.duration.observe(labels, seconds);
+  }
+
+  /** One tool call, whatever the transport (HTTP or MCP), by the status it was answered with. */
+  observeToolCall(tool: string, status: number): void {
+    const outcome = toolOutcome(status);
+    this.toolCalls.inc({ tool, outcome });
+    if (outcome === 'error') this.toolFailures.inc({ tool });
+    if (outcome === 'quota_exceeded') this.quotaRejections.inc({ tool });
+  }
+
+  observeRateLimited(kind: RateLimitKind): void {
+    this.rateLimitRejections.inc({ kind });
+  }
+}
