@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { InitialKeyBootstrap } from './auth/initial-key';
@@ -8,7 +8,7 @@ import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { ApiValidationPipe } from './errors/validation';
 import { HealthModule } from './health/health.module';
 import { LimitsModule } from './limits/limits.module';
-import { QuotaInterceptor } from './limits/quota.interceptor';
+import { QuotaGuard } from './limits/quota.guard';
 import { KeyRateLimitGuard } from './limits/rate-limit.guard';
 import { LoggingModule } from './logging/logging.module';
 import { McpModule } from './mcp/mcp.module';
@@ -37,11 +37,11 @@ export const TOOL_MODULES = [GreetModule, ConfigModule, DoctorModule];
     ...TOOL_MODULES,
   ],
   providers: [
-    // The order of checks on every call: authentication, scope, rate limit; then quota, validation.
+    // The order of checks on every call: authentication, scope, rate limit, quota; then validation.
     { provide: APP_GUARD, useExisting: ApiKeyGuard },
     { provide: APP_GUARD, useExisting: ScopesGuard },
     { provide: APP_GUARD, useExisting: KeyRateLimitGuard },
-    { provide: APP_INTERCEPTOR, useExisting: QuotaInterceptor },
+    { provide: APP_GUARD, useExisting: QuotaGuard },
     { provide: APP_PIPE, useClass: ApiValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     InitialKeyBootstrap,

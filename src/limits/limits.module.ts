@@ -8,13 +8,13 @@ import { AuthFailureLimiter } from './auth-failure.limiter';
 import { Clock, SystemClock } from './clock';
 import { KEY_THROTTLER, keyRateBudget } from './key-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
-import { QuotaInterceptor } from './quota.interceptor';
+import { QuotaGuard } from './quota.guard';
 import { QuotaService } from './quota.service';
 import { KeyRateLimitGuard } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 import { UsageController } from './usage.controller';
 
-/** Rate limits (per key, per second) and daily quotas; the guard and interceptor are registered globally in AppModule. */
+/** Rate limits (per key, per second) and daily quotas; their guards are registered globally in AppModule, in order. */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
@@ -39,7 +39,7 @@ import { UsageController } from './usage.controller';
   providers: [
     { provide: Clock, useClass: SystemClock },
     QuotaService,
-    QuotaInterceptor,
+    QuotaGuard,
     KeyRateLimitGuard,
     KeyRateLimiter,
     AuthFailureLimiter,
@@ -47,7 +47,7 @@ import { UsageController } from './usage.controller';
   exports: [
     Clock,
     QuotaService,
-    QuotaInterceptor,
+    QuotaGuard,
     KeyRateLimitGuard,
     KeyRateLimiter,
     AuthFailureLimiter,

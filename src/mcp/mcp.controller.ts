@@ -14,7 +14,7 @@ export const MCP_PATH = 'mcp';
  * `POST /mcp`: MCP over Streamable HTTP, stateless, with JSON responses. Every request is
  * authenticated by the global guards and needs `services:execute`; a fresh server and transport
  * answer it and are dropped. Only tools/call is metered (in the ToolInvoker), so the route itself
- * skips the per-key throttle and, not being a @Tool, the quota interceptor. GET and DELETE have no
+ * skips the per-key throttle and, not being a @Tool, the quota guard. GET and DELETE have no
  * route: the exception filter answers them 405 with `Allow: POST`.
  */
 @ApiExcludeController()

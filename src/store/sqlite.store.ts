@@ -27,6 +27,9 @@ const MIGRATIONS: string[] = [
    ) WITHOUT ROWID;`,
 ];
 
+/** Quota counts between two WAL checkpoints (see `checkpointNow`). */
+const CHECKPOINT_EVERY = 1000;
+
 interface KeyRow extends Omit<ApiKeyRecord, 'scopes'> {
   scopes: string;
 }
@@ -41,7 +44,11 @@ export class SqliteStore extends Store {
   readonly kind = 'sqlite' as const;
   readonly file: string;
   private readonly db: Database.Database;
+  /** The quota counters' own connection: see the constructor. */
+  private readonly counters: Database.Database;
   private readonly stmt;
+  private readonly counterStmt;
+  private countsSinceCheckpoint = 0;
 
   constructor(dataDir: string) {
     super();
@@ -49,11 +56,19 @@ export class SqliteStore extends Store {
     this.file = join(dataDir, 'service.db');
     this.db = new Database(this.file);
     this.db.pragma('journal_mode = WAL');
-    // FULL: the WAL is synced on every commit, so an answered write survives a crash of the machine.
-    this.db.pragma(`synchronous = ${process.env.SQLITE_SYNC ?? 'FULL'}`);
+    // Keys and overrides: FULL syncs the WAL on every commit, so an answered write survives even a
+    // crash of the machine.
+    this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     this.migrate();
+    // Quota counters: one write per tool call, where a sync would cost more than the whole request.
+    // NORMAL commits to the WAL without syncing it: a count survives any crash of the process and
+    // every restart; a power loss can lose only the counts since the WAL was last synced (by the
+    // next key or override write, or a checkpoint).
+    this.counters = new Database(this.file);
+    this.counters.pragma('synchronous = NORMAL');
+    this.counters.pragma('busy_timeout = 5000');
     this.stmt = {
       insertKey: this.db.prepare(
         `INSERT INTO api_keys (id, name, prefix, hash, scopes, plan, daily_limit, rate_limit,
@@ -75,18 +90,21 @@ export class SqliteStore extends Store {
          ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
       ),
       deleteOverride: this.db.prepare('DELETE FROM config_overrides WHERE key = ?'),
-      // One statement: the row is created or incremented only while below the limit.
-      consume: this.db
+    };
+    this.counterStmt = {
+      // One statement: the row is created, or incremented only while below the limit (a limit of 0
+      // is refused before it). The VALUES form is several times faster than INSERT … SELECT.
+      consume: this.counters
         .prepare(
-          `INSERT INTO usage_counters (key_id, day, count) SELECT ?, ?, 1 WHERE ? > 0
+          `INSERT INTO usage_counters (key_id, day, count) VALUES (?, ?, 1)
            ON CONFLICT(key_id, day) DO UPDATE SET count = count + 1 WHERE count < ?
            RETURNING count`,
         )
         .pluck(),
-      usage: this.db
+      usage: this.counters
         .prepare('SELECT count FROM usage_counters WHERE key_id = ? AND day = ?')
         .pluck(),
-      pruneUsage: this.db.prepare('DELETE FROM usage_counters WHERE day < ?'),
+      pruneUsage: this.counters.prepare('DELETE FROM usage_counters WHERE day < ?'),
     };
     this.pruneOldUsage();
   }
@@ -108,7 +126,7 @@ export class SqliteStore extends Store {
   /** Counters older than a week are of no use to anyone. */
   private pruneOldUsage(): void {
     const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
-    this.stmt.pruneUsage.run(weekAgo);
+    this.counterStmt.pruneUsage.run(weekAgo);
   }
 
   private run<T>(work: () => T): Promise<T> {
@@ -197,16 +215,33 @@ export class SqliteStore extends Store {
   }
 
   consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult> {
-    const cap = limit ?? Number.MAX_SAFE_INTEGER;
+    const { consume, usage } = this.counterStmt;
     return this.run(() => {
-      const counted = this.stmt.consume.get(keyId, day, cap, cap) as number | undefined;
-      if (counted !== undefined) return { allowed: true, used: counted };
-      return { allowed: false, used: (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0 };
+      const counted =
+        limit !== null && limit <= 0
+          ? undefined
+          : (consume.get(keyId, day, limit ?? Number.MAX_SAFE_INTEGER) as number | undefined);
+      if (counted !== undefined) {
+        this.checkpointNow();
+        return { allowed: true, used: counted };
+      }
+      return { allowed: false, used: (usage.get(keyId, day) as number | undefined) ?? 0 };
     });
   }
 
+  /**
+   * SQLite's automatic checkpoint does not run here (measured: 3,000 commits left 3,000 frames in
+   * the WAL), so the WAL would grow by a page per tool call and every commit would slow down with
+   * it. A passive checkpoint every 1,000 counts keeps it small and never waits for a reader.
+   */
+  private checkpointNow(): void {
+    if (++this.countsSinceCheckpoint < CHECKPOINT_EVERY) return;
+    this.countsSinceCheckpoint = 0;
+    this.counters.pragma('wal_checkpoint(PASSIVE)');
+  }
+
   getUsage(keyId: string, day: string): Promise<number> {
-    return this.run(() => (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0);
+    return this.run(() => (this.counterStmt.usage.get(keyId, day) as number | undefined) ?? 0);
   }
 
   ping(): Promise<void> {
@@ -234,6 +269,7 @@ export class SqliteStore extends Store {
   }
 
   close(): Promise<void> {
+    if (this.counters.open) this.counters.close();
     if (this.db.open) this.db.close();
     return Promise.resolve();
   }
