@@ -47,11 +47,13 @@ function jsonOnly(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-/** Body-parser failures (bad JSON, too large, bad charset) as `{detail}`, before auth runs. */
+/** Body-parser failures (bad JSON, too large, bad charset or encoding) as `{detail}`, before auth. */
 function bodyErrors(limitBytes: number) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
-    const error = err as { type?: string; status?: number };
-    if (res.headersSent || typeof error?.type !== 'string') return next(err);
+    const error = err as { type?: string; status?: number; code?: string };
+    const status = typeof error?.status === 'number' ? error.status : undefined;
+    // Only the errors of reading the body: http-errors with a client status.
+    if (res.headersSent || status === undefined || status < 400 || status >= 500) return next(err);
     switch (error.type) {
       case 'entity.parse.failed':
         res.status(400).json({ detail: [JSON_INVALID] });
@@ -69,9 +71,13 @@ function bodyErrors(limitBytes: number) {
         res.status(400).json({ detail: 'Request aborted' });
         return;
       default:
-        res
-          .status(error.status && error.status < 500 ? error.status : 400)
-          .json({ detail: 'Bad Request' });
+        // A body that does not match its Content-Encoding (zlib: "incorrect header check"), ...
+        res.status(status).json({
+          detail:
+            error.code === 'Z_DATA_ERROR' || error.code === 'Z_BUF_ERROR'
+              ? 'Malformed request body: it does not match its Content-Encoding'
+              : 'Malformed request body',
+        });
     }
   };
 }

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { bearer, startApp, TestApp } from './support/app';
 import { BoomToolModule } from './support/boom-tool.module';
 
@@ -98,6 +99,41 @@ describe('the error contract (e2e)', () => {
       .send(JSON.stringify({ name: 'Alice' }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: 'Hello, Alice!', times: 1 });
+  });
+
+  it('reads a gzip body, and answers one that does not match its Content-Encoding with 400', async () => {
+    const zipped = await greet()
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .serialize((body: Buffer) => body)
+      .send(gzipSync(JSON.stringify({ name: 'Zip' })));
+    expect(zipped.status).toBe(200);
+    expect(zipped.body).toEqual({ message: 'Hello, Zip!', times: 1 });
+    const lying = await greet()
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .send(JSON.stringify({ name: 'Zip' }));
+    expect(lying.status).toBe(400);
+    expect(lying.body).toEqual({
+      detail: 'Malformed request body: it does not match its Content-Encoding',
+    });
+  });
+
+  it('refuses a deeply nested body with 400, never a 500', async () => {
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const res = await greet()
+      .set('Content-Type', 'application/json')
+      .send(`{"name":"a","x":${deep}}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      detail: [
+        {
+          loc: ['body'],
+          msg: 'Input is nested too deeply (more than 32 levels)',
+          type: 'value_error',
+        },
+      ],
+    });
   });
 
   it('refuses a 2 MB body with 413', async () => {

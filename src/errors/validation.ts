@@ -50,6 +50,21 @@ export const JSON_INVALID: ValidationIssue = {
   type: 'json_invalid',
 };
 
+/** Deeper bodies are refused before any recursive library walks them (a stack overflow is a 500). */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether a parsed JSON value nests objects or arrays deeper than `limit`; iterative, so never overflows. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Keys that could reach an object's prototype if ever assigned: never accepted from a client. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -114,6 +129,15 @@ export class ApiValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
       const body = value === undefined ? {} : value;
       if (!isPlainObject(body)) throw new ValidationFailed([BODY_NOT_OBJECT]);
+      if (nestedDeeperThan(body, MAX_BODY_DEPTH)) {
+        throw new ValidationFailed([
+          {
+            loc: ['body'],
+            msg: `Input is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`,
+            type: 'value_error',
+          },
+        ]);
+      }
       const poisoned = Object.keys(body).filter((key) => PROTOTYPE_KEYS.has(key));
       if (poisoned.length) {
         throw new ValidationFailed(
