@@ -1,15 +1,29 @@
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
+import { SettingsError } from './settings/settings';
+import { ConfigSourceError } from './tools/config/config.sources';
 import { ConfigService } from './tools/config/config.service';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule, { bufferLogs: true });
+  const app = await NestFactory.create(AppModule, { bufferLogs: true, abortOnError: false });
   configureApp(app);
   // Initialised first: the listening address is part of the configuration tree.
   await app.init();
   const { host, port } = app.get(ConfigService).listenAddress();
-  await app.listen(port, host);
+  await app.listen(port, host).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'EADDRINUSE' ? new Error(`${host}:${port} is already in use`) : error;
+  });
 }
 
-void bootstrap();
+/** An operator's mistake (environment, CONFIG_FILE, a busy port) is one line; anything else, its stack. */
+function startupFailure(error: unknown): string {
+  if (error instanceof SettingsError || error instanceof ConfigSourceError) return error.message;
+  if (error instanceof Error && /is already in use$/.test(error.message)) return error.message;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+bootstrap().catch((error: unknown) => {
+  process.stderr.write(`Start-up failed: ${startupFailure(error)}\n`);
+  process.exit(1);
+});

@@ -10,6 +10,7 @@ import { KEY_THROTTLER, keyRateBudget } from './key-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
 import { QuotaGuard } from './quota.guard';
 import { QuotaService } from './quota.service';
+import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { KeyRateLimitGuard } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 import { UsageController } from './usage.controller';
@@ -21,7 +22,7 @@ import { UsageController } from './usage.controller';
       inject: [SETTINGS, REDIS_CLIENT],
       useFactory: (settings: Settings, redis: Redis | null) => ({
         // With Redis the counters are shared by every instance; otherwise in memory (one process).
-        storage: redis ? new RedisThrottlerStorage(redis) : undefined,
+        storage: redis ? new RedisThrottlerStorage(redis) : new MemoryThrottlerStorage(),
         throttlers: [
           {
             name: KEY_THROTTLER,

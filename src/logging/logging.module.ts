@@ -1,7 +1,7 @@
 import { Global, Module, Provider } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
-import pino, { DestinationStream } from 'pino';
+import pino, { Bindings, DestinationStream } from 'pino';
 import { Options, pinoHttp } from 'pino-http';
 import type { ApiRequest } from '../auth/authenticated-key';
 import { LOG_DESTINATION, LogControl, PINO } from './log-control';
@@ -62,7 +62,13 @@ function httpLoggerOptions(logger: pino.Logger, control: LogControl): Options {
     genReqId: (req: IncomingMessage) => (req as ApiRequest).id,
     // One access line per request, only while `logging.verbose` is on.
     autoLogging: { ignore: () => !control.verbose },
-    customProps: (req: IncomingMessage) => ({ key_id: (req as ApiRequest).apiKey?.id }),
+    // Nothing until a key is known: pino-http makes a child logger per request for any object
+    // returned here, even an empty one (measured: 7% of a tool call). The access line, written
+    // at the end, gets the key id.
+    customProps: (req: IncomingMessage) => {
+      const key = (req as ApiRequest).apiKey;
+      return (key ? { key_id: key.id } : undefined) as Bindings;
+    },
     serializers: {
       req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
         id: req.id,
