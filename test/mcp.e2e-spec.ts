@@ -12,6 +12,7 @@ import { Tool, ToolController } from '../src/tools/tool.decorator';
 import { ToolRegistry } from '../src/tools/tool.registry';
 import { bearer, startApp, TestApp } from './support/app';
 import { runCli } from './support/cli';
+import { metricValue } from './support/metrics';
 
 const ROOT = join(__dirname, '..');
 const QUOTA_TEXT = /^Daily request limit exceeded \(2\/2\)\. Resets in \d+h \d+m\./;
@@ -180,6 +181,16 @@ describe('MCP (e2e)', () => {
       };
       expect(report.checks.map((c) => c.name)).toContain('store');
       expect(typeof report.has_failures).toBe('boolean');
+    });
+
+    it('counts tools/call in the tool metrics, like a REST call', async () => {
+      const scrape = async () => (await t.http().get('/metrics')).text;
+      const labels = { tool: 'greet', outcome: 'success' };
+      const before = metricValue(await scrape(), 'tool_calls_total', labels);
+      const client = await connect(standard);
+      await client.callTool({ name: 'greet', arguments: { name: 'Metered' } });
+      await client.callTool({ name: 'greet', arguments: { name: 'Metered' } });
+      expect(metricValue(await scrape(), 'tool_calls_total', labels) - before).toBe(2);
     });
 
     it('treats missing arguments as {} like an empty REST body', async () => {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { HttpException, Injectable, Optional } from '@nestjs/common';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { hasScope } from '../auth/scopes';
 import { INSUFFICIENT_PERMISSIONS } from '../auth/scopes.guard';
@@ -6,6 +6,7 @@ import { ApiError } from '../errors/api-error';
 import { ApiValidationPipe } from '../errors/validation';
 import { KeyRateLimiter } from '../limits/key-rate-limiter';
 import { QuotaService } from '../limits/quota.service';
+import { MetricsService } from '../metrics/metrics.service';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import type { RegisteredTool } from '../tools/tool.registry';
 
@@ -22,10 +23,26 @@ export class ToolInvoker {
   constructor(
     private readonly rateLimiter: KeyRateLimiter,
     private readonly quota: QuotaService,
+    // Absent in the stdio server, which serves no /metrics.
+    @Optional() private readonly metrics?: MetricsService,
   ) {}
 
   /** The tool's answer exactly as REST would send it as the response body. */
   async invoke(key: AuthenticatedKey, tool: RegisteredTool, args: unknown): Promise<unknown> {
+    try {
+      const body = await this.run(key, tool, args);
+      this.metrics?.observeToolCall(tool.name, 200);
+      return body;
+    } catch (error) {
+      // Counted like the REST call that would have answered this status.
+      const status = error instanceof HttpException ? error.getStatus() : 500;
+      if (status === 429) this.metrics?.observeRateLimited('key');
+      this.metrics?.observeToolCall(tool.name, status);
+      throw error;
+    }
+  }
+
+  private async run(key: AuthenticatedKey, tool: RegisteredTool, args: unknown): Promise<unknown> {
     if (!hasScope(key.scopes, TOOL_SCOPE)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     await this.rateLimiter.consume(key);
     await this.quota.consume(key);
