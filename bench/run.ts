@@ -258,26 +258,19 @@ async function startRedis(): Promise<{ url: string; stop: () => void } | undefin
 
 async function main(): Promise<void> {
   const json = { 'Content-Type': 'application/json' };
+  const bare = (name: string, label: string, file: string): Target => ({
+    name,
+    label,
+    headers: json,
+    start: (port) => tsNode(file, port),
+  });
   const results: Measured[] = [];
   results.push(
-    await measure(
-      {
-        name: 'bare-node',
-        label: '(a) bare Node http',
-        headers: json,
-        start: (p) => tsNode('bench/targets/bare-node.ts', p),
-      },
-      false,
-    ),
+    await measure(bare('bare-node', '(a) bare Node http', 'bench/targets/bare-node.ts'), false),
   );
   results.push(
     await measure(
-      {
-        name: 'bare-nest',
-        label: '(b) bare NestJS (express)',
-        headers: json,
-        start: (p) => tsNode('bench/targets/bare-nest.ts', p),
-      },
+      bare('bare-nest', '(b) bare NestJS (express)', 'bench/targets/bare-nest.ts'),
       false,
     ),
   );
@@ -287,11 +280,10 @@ async function main(): Promise<void> {
   const redis = await startRedis();
   if (redis) {
     try {
+      const env = { REDIS_URL: redis.url };
       results.push(
         await measure(
-          serviceTarget('service-redis', '(c) greet, full pipeline, Redis', {
-            REDIS_URL: redis.url,
-          }),
+          serviceTarget('service-redis', '(c) greet, full pipeline, Redis', env),
           false,
         ),
       );

@@ -21,21 +21,8 @@ export interface NewKeyRequest {
   expires_in_days?: number | null;
 }
 
-/** The public view of a key: everything but the hash. */
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  plan: string;
-  daily_limit: number | null;
-  rate_limit: number | null;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-  status: 'active' | 'revoked' | 'expired';
-}
+/** The public view of a key: everything but the hash, and its status now. */
+export type ApiKeyView = Omit<ApiKeyRecord, 'hash'> & { status: 'active' | 'revoked' | 'expired' };
 
 export class KeyRequestError extends Error {}
 

@@ -66,7 +66,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private answerFor(exception: unknown, req: Request): Answer {
     if (exception instanceof StoreUnavailableError) {
-      this.logger.error({ err: exception }, 'Store unavailable');
+      // One line, no stack: during an outage every call lands here, and the store's connection
+      // already logs each distinct failure with its cause.
+      this.logger.warn(`Store unavailable on ${req.method} ${req.path}: ${exception.message}`);
       return STORE_UNAVAILABLE;
     }
     if (!(exception instanceof HttpException)) {

@@ -1,12 +1,13 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 
+/** What a throttler storage answers per hit (not exported by @nestjs/throttler's index). */
+export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
 interface Counter {
   hits: number;
   expiresAt: number;
   blockedUntil: number;
 }
-
-type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
  * The throttler's storage for a single process: a fixed-window counter per key, step for step the

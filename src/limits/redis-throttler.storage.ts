@@ -1,8 +1,6 @@
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
-import type { ThrottlerStorage } from '@nestjs/throttler';
 import { redisCall } from '../store/redis.connection';
-
-type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+import type { ThrottlerStorageRecord } from './memory-throttler.storage';
 
 /**
  * The maintained Redis storage of @nestjs/throttler (one atomic Lua script per hit), so that rate
