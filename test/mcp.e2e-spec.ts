@@ -440,6 +440,36 @@ describe('MCP (e2e)', () => {
         .set(bearer(standard));
       expect(empty.status).toBe(415);
     });
+    it('answers every malformed tools/call with -32602, never an internal error', async () => {
+      const call = (params: unknown) =>
+        post().set(bearer(standard)).send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params });
+      for (const params of [
+        { name: 5 },
+        {},
+        { name: 'greet', arguments: [1] },
+        { name: 'greet', arguments: 'x' },
+      ]) {
+        const res = await call(params);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ id: 7, error: { code: -32602 } });
+      }
+      const poisoned = await call({
+        name: 'greet',
+        arguments: JSON.parse('{"name":"A","__proto__":{"x":1}}'),
+      });
+      expect(poisoned.body.error).toMatchObject({
+        code: -32602,
+        data: {
+          detail: [
+            {
+              loc: ['body', '__proto__'],
+              msg: 'Extra inputs are not permitted',
+              type: 'extra_forbidden',
+            },
+          ],
+        },
+      });
+    });
   });
 
   describe('stdio', () => {

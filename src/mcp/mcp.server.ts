@@ -1,5 +1,6 @@
 import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import * as z from 'zod/v4';
 import {
   CallToolRequestSchema,
   CallToolResult,
@@ -99,8 +100,8 @@ export class McpServerFactory {
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: this.registry.list().map(describeTool),
     }));
-    server.setRequestHandler(CallToolRequestSchema, ({ params }) =>
-      this.callTool(keySource, params.name, params.arguments),
+    server.setRequestHandler(CallToolWithAnyArguments, ({ params }) =>
+      this.callTool(keySource, String(params.name), params.arguments),
     );
     return server;
   }
@@ -131,6 +132,20 @@ export class McpServerFactory {
     return failure(STATUS_TEXT[500]);
   }
 }
+
+/**
+ * tools/call as the SDK defines it, but with `name` and `arguments` left as sent. The SDK's Server
+ * checks a tools/call itself and answers a malformed one with -32602 (invalid params); parsed with
+ * its own schema first, the same request would be -32603 (internal error). Arguments that are an
+ * object reach our validation untouched, so it answers like REST (a `__proto__` key is the extra
+ * field it is, not a prototype).
+ */
+const CallToolWithAnyArguments = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({
+    name: z.unknown(),
+    arguments: z.unknown().optional(),
+  }),
+});
 
 function describeTool(tool: RegisteredTool): Tool {
   return {
