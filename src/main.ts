@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { SettingsError } from './settings/settings';
+import { StoreUnavailableError } from './store/store';
 import { ConfigSourceError } from './tools/config/config.sources';
 import { ConfigService } from './tools/config/config.service';
 
@@ -16,9 +17,15 @@ async function bootstrap(): Promise<void> {
   });
 }
 
-/** An operator's mistake (environment, CONFIG_FILE, a busy port) is one line; anything else, its stack. */
+/** An operator's mistake (environment, CONFIG_FILE, a busy port, no store) is one line; anything else, its stack. */
 function startupFailure(error: unknown): string {
-  if (error instanceof SettingsError || error instanceof ConfigSourceError) return error.message;
+  if (
+    error instanceof SettingsError ||
+    error instanceof ConfigSourceError ||
+    error instanceof StoreUnavailableError
+  ) {
+    return error.message;
+  }
   if (error instanceof Error && /is already in use$/.test(error.message)) return error.message;
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
