@@ -119,5 +119,3 @@ export function configureApp(app: INestApplication): INestApplication {
   });
   return app;
 }
-
-export const bootLogger = new NestLogger('Bootstrap');

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
@@ -15,6 +16,7 @@ async function bootstrap(): Promise<void> {
   await app.listen(port, host).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE' ? new Error(`${host}:${port} is already in use`) : error;
   });
+  new Logger('Bootstrap').log(`Listening on http://${host}:${port} (docs: /docs, health: /health)`);
 }
 
 /** An operator's mistake (environment, CONFIG_FILE, a busy port, no store) is one line; anything else, its stack. */
