@@ -1,19 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { withTimeout } from '../common/timeout';
 import { Settings, SETTINGS } from '../settings/settings';
 import { Store } from '../store/store';
 import type { ComponentStatus, HealthView, RedisStatus } from './health.dto';
 
 /** A check that takes longer than this counts as failed: a probe must answer, even about a hung store. */
 const CHECK_TIMEOUT_MS = 2000;
-
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * The service's health as a load balancer or an operator sees it: the store answers and is intact,
@@ -52,11 +44,15 @@ export class HealthService implements BeforeApplicationShutdown {
   private async storeStatus(): Promise<ComponentStatus> {
     let problem: string | undefined;
     try {
-      await withTimeout(this.store.ping(), CHECK_TIMEOUT_MS, 'The store');
-      const problems = await withTimeout(
-        this.store.checkIntegrity(),
+      await withTimeout(
+        () => this.store.ping(),
         CHECK_TIMEOUT_MS,
-        "The store's integrity check",
+        `The store did not answer within ${CHECK_TIMEOUT_MS} ms`,
+      );
+      const problems = await withTimeout(
+        () => this.store.checkIntegrity(),
+        CHECK_TIMEOUT_MS,
+        `The store's integrity check did not answer within ${CHECK_TIMEOUT_MS} ms`,
       );
       if (problems.length) problem = `integrity check failed: ${problems.slice(0, 5).join('; ')}`;
     } catch (error) {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { Environment } from '../../settings/settings';
+import { isPlainObject } from '../../errors/validation';
 import { parseRaw, parseTyped } from './config.coercion';
 import { ConfigScalar, ConfigSchema, ENV_PREFIX, isWellFormedKey } from './config.schema';
 
@@ -26,10 +27,6 @@ export interface InvalidOverride {
 /** The operator's section of CONFIG_FILE (src/settings/settings.ts reads it); not part of the tree. */
 const OPERATOR_SECTIONS = new Set(['limits']);
 
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function walkFile(
   node: Record<string, unknown>,
   path: string[],
@@ -48,7 +45,7 @@ function walkFile(
     } else if (isWellFormedKey(key) && schema.isSection(key)) {
       // An empty section (`server:` with every key commented out) is YAML null.
       if (value === null) continue;
-      if (!isMapping(value)) fail(`${key} is a section: give it a mapping of its keys`);
+      if (!isPlainObject(value)) fail(`${key} is a section: give it a mapping of its keys`);
       walkFile(value, [...path, segment], schema, out, fail);
     } else {
       fail(`unknown configuration key '${key}'`);
@@ -73,7 +70,7 @@ export function readConfigFile(
     fail((error as Error).message);
   }
   if (doc === null || doc === undefined) return out;
-  if (!isMapping(doc)) fail('the document must be a mapping');
+  if (!isPlainObject(doc)) fail('the document must be a mapping');
   walkFile(doc as Record<string, unknown>, [], schema, out, fail);
   return out;
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import { TimeoutError, withTimeout } from '../../common/timeout';
 import { Settings, SETTINGS } from '../../settings/settings';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck } from './doctor-check';
 
@@ -10,16 +11,6 @@ export interface CheckRecord extends CheckOutcome {
 export interface DoctorReport {
   checks: CheckRecord[];
   has_failures: boolean;
-}
-
-class TimedOut extends Error {}
-
-function withTimeout<T>(work: () => Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimedOut()), ms);
-  });
-  return Promise.race([Promise.resolve().then(work), limit]).finally(() => clearTimeout(timer));
 }
 
 /** Runs every discovered check, concurrently and each under a time limit, in a stable order. */
@@ -72,9 +63,9 @@ export class DoctorService implements OnModuleInit {
   private async runOne(check: HealthCheck): Promise<CheckOutcome> {
     const ms = this.settings.doctor.checkTimeoutMs;
     try {
-      return await withTimeout(() => check.run(), ms);
+      return await withTimeout(() => check.run(), ms, `${check.name} timed out`);
     } catch (error) {
-      if (error instanceof TimedOut) {
+      if (error instanceof TimeoutError) {
         return fail(`The check did not finish within ${ms} ms; whatever it inspects is hanging.`);
       }
       this.logger.error({ err: error }, `Doctor check ${check.name} failed`);
@@ -84,7 +75,8 @@ export class DoctorService implements OnModuleInit {
 
   private async fixOne(check: HealthCheck): Promise<void> {
     try {
-      await withTimeout(() => check.fix!(), this.settings.doctor.checkTimeoutMs);
+      const ms = this.settings.doctor.checkTimeoutMs;
+      await withTimeout(() => check.fix!(), ms, `fixing ${check.name} timed out`);
     } catch (error) {
       this.logger.warn({ err: error }, `Doctor fix of ${check.name} failed`);
     }
