@@ -31,13 +31,13 @@ export const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-interface Answer {
+export interface Answer {
   status: number;
   detail: unknown;
   headers: Record<string, string | number>;
 }
 
-export const STORE_UNAVAILABLE: Answer = {
+const STORE_UNAVAILABLE: Answer = {
   status: HttpStatus.SERVICE_UNAVAILABLE,
   detail: 'Service temporarily unavailable: the data store cannot be reached. Retry shortly.',
   headers: { 'Retry-After': 1 },
@@ -65,32 +65,40 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private answerFor(exception: unknown, req: Request): Answer {
-    if (exception instanceof StoreUnavailableError) {
-      // One line, no stack: during an outage every call lands here, and the store's connection
-      // already logs each distinct failure with its cause.
-      this.logger.warn(`Store unavailable on ${req.method} ${req.path}: ${exception.message}`);
-      return STORE_UNAVAILABLE;
-    }
-    if (!(exception instanceof HttpException)) {
-      this.logger.error({ err: exception }, `Unhandled error on ${req.method} ${req.path}`);
-      return { status: 500, detail: STATUS_TEXT[500], headers: {} };
-    }
-    const status = exception.getStatus();
     if (exception instanceof NotFoundException && ROUTE_NOT_FOUND.test(exception.message)) {
       const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance(), req.path);
       return allow.length
         ? { status: 405, detail: STATUS_TEXT[405], headers: { Allow: allow.join(', ') } }
         : { status: 404, detail: STATUS_TEXT[404], headers: {} };
     }
-    if (status >= 500)
-      this.logger.error({ err: exception }, `Server error on ${req.method} ${req.path}`);
-    const headers = exception instanceof ApiError ? exception.headers : {};
-    return { status, detail: detailOf(exception, status), headers };
+    return errorAnswer(exception, this.logger, `${req.method} ${req.path}`);
   }
 }
 
-/** The `detail` a client gets for an HttpException (also MCP's text for a failed tool call). */
-export function detailOf(exception: HttpException, status: number): unknown {
+/**
+ * What a client is told of an error, for REST (this filter) and MCP tool calls alike: the store
+ * down is 503, an HttpException its own status and detail, anything else a bare 500. Server-side
+ * failures are logged, naming `where`.
+ */
+export function errorAnswer(exception: unknown, logger: Logger, where: string): Answer {
+  if (exception instanceof StoreUnavailableError) {
+    // One line, no stack: during an outage every call lands here, and the store's connection
+    // already logs each distinct failure with its cause.
+    logger.warn(`Store unavailable on ${where}: ${exception.message}`);
+    return STORE_UNAVAILABLE;
+  }
+  if (!(exception instanceof HttpException)) {
+    logger.error({ err: exception }, `Unhandled error on ${where}`);
+    return { status: 500, detail: STATUS_TEXT[500], headers: {} };
+  }
+  const status = exception.getStatus();
+  if (status >= 500) logger.error({ err: exception }, `Server error on ${where}`);
+  const headers = exception instanceof ApiError ? exception.headers : {};
+  return { status, detail: detailOf(exception, status), headers };
+}
+
+/** The `detail` a client gets for an HttpException. */
+function detailOf(exception: HttpException, status: number): unknown {
   const body = exception.getResponse();
   if (typeof body === 'string') return body;
   if (body && typeof body === 'object') {

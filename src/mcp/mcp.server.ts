@@ -1,4 +1,4 @@
-import { HttpException, Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import * as z from 'zod/v4';
 import {
@@ -10,11 +10,10 @@ import {
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
-import { ApiError, ValidationFailed, ValidationIssue } from '../errors/api-error';
-import { detailOf, STORE_UNAVAILABLE, STATUS_TEXT } from '../errors/all-exceptions.filter';
+import { ValidationFailed, ValidationIssue } from '../errors/api-error';
+import { errorAnswer, STATUS_TEXT } from '../errors/all-exceptions.filter';
 import { isPlainObject } from '../errors/validation';
 import { Settings, SETTINGS } from '../settings/settings';
-import { StoreUnavailableError } from '../store/store';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
 import { ToolInvoker } from './tool.invoker';
 
@@ -118,18 +117,8 @@ export class McpServerFactory {
   }
 
   private refusal(tool: string, error: unknown): CallToolResult {
-    if (error instanceof StoreUnavailableError) {
-      this.logger.error({ err: error }, 'Store unavailable');
-      return failure(STORE_UNAVAILABLE.detail, STORE_UNAVAILABLE.headers['Retry-After']);
-    }
-    if (error instanceof HttpException) {
-      const status = error.getStatus();
-      if (status >= 500) this.logger.error({ err: error }, `Server error in MCP tool ${tool}`);
-      const retryAfter = error instanceof ApiError ? error.headers['Retry-After'] : undefined;
-      return failure(detailOf(error, status), retryAfter);
-    }
-    this.logger.error({ err: error }, `Unhandled error in MCP tool ${tool}`);
-    return failure(STATUS_TEXT[500]);
+    const answer = errorAnswer(error, this.logger, `MCP tool ${tool}`);
+    return failure(answer.detail, answer.headers['Retry-After']);
   }
 }
 
