@@ -4,7 +4,6 @@ import { NestFactory } from '@nestjs/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ApiKeysService, KeyRequestError, toView } from './auth/api-keys.service';
 import { KeysModule } from './auth/auth.module';
-import { isValidScope } from './auth/scopes';
 import { StderrLogCoreModule } from './logging/logging.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
@@ -72,8 +71,6 @@ export function buildCli(): Command {
           ?.split(',')
           .map((s) => s.trim())
           .filter(Boolean);
-        const bad = scopes?.filter((s) => !isValidScope(s)) ?? [];
-        if (bad.length) throw new KeyRequestError(`Unknown scope(s): ${bad.join(', ')}`);
         const { key, record } = await withContext((app) =>
           app.get(ApiKeysService).create({
             name: opts.name,

@@ -9,7 +9,7 @@ import {
   hashApiKey,
 } from './api-key';
 import type { AuthenticatedKey } from './authenticated-key';
-import { SCOPE_TEMPLATES } from './scopes';
+import { isValidScope, SCOPE_TEMPLATES } from './scopes';
 
 export interface NewKeyRequest {
   name: string;
@@ -24,7 +24,21 @@ export interface NewKeyRequest {
 /** The public view of a key: everything but the hash, and its status now. */
 export type ApiKeyView = Omit<ApiKeyRecord, 'hash'> & { status: 'active' | 'revoked' | 'expired' };
 
-export class KeyRequestError extends Error {}
+/** One refused field of a key request; `loc` is relative to the request (`['scopes', 0]`). */
+export interface KeyRequestIssue {
+  loc: (string | number)[];
+  msg: string;
+}
+
+/** A key request the service refuses: the HTTP API answers it 400, the CLI prints it. */
+export class KeyRequestError extends Error {
+  readonly issues: KeyRequestIssue[];
+
+  constructor(message: string, loc: (string | number)[] = [], issues?: KeyRequestIssue[]) {
+    super(message);
+    this.issues = issues ?? [{ loc, msg: message }];
+  }
+}
 
 /** Last-used times are written at most this often per key, so a busy key costs no write per call. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -61,16 +75,26 @@ export class ApiKeysService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** Resolves the scopes of a request: explicit scopes, a template, or the `standard` template. */
+  /**
+   * Resolves the scopes of a request: explicit scopes (each one known), a template, or the
+   * `standard` template.
+   */
   resolveScopes(request: Pick<NewKeyRequest, 'scopes' | 'scope_template'>): string[] {
     if (request.scopes !== undefined && request.scope_template !== undefined) {
-      throw new KeyRequestError('Give either scopes or scope_template, not both');
+      throw new KeyRequestError('Give either scopes or scope_template, not both', ['scopes']);
+    }
+    const unknown = (request.scopes ?? []).flatMap((scope, i) =>
+      isValidScope(scope) ? [] : [{ loc: ['scopes', i], msg: `Unknown scope '${scope}'` }],
+    );
+    if (unknown.length) {
+      throw new KeyRequestError(unknown.map((issue) => issue.msg).join('; '), [], unknown);
     }
     if (request.scope_template !== undefined) {
       const template = SCOPE_TEMPLATES[request.scope_template];
       if (!template) {
         throw new KeyRequestError(
           `Unknown scope template '${request.scope_template}'; expected one of: ${Object.keys(SCOPE_TEMPLATES).join(', ')}`,
+          ['scope_template'],
         );
       }
       return [...template];
@@ -108,6 +132,7 @@ export class ApiKeysService {
     if (!this.settings.plans[plan]) {
       throw new KeyRequestError(
         `Unknown plan '${plan}'; expected one of: ${Object.keys(this.settings.plans).join(', ')}`,
+        ['plan'],
       );
     }
     const days = request.expires_in_days;
