@@ -6,6 +6,7 @@ import { InitialKeyBootstrap } from './auth/initial-key';
 import { ScopesGuard } from './auth/scopes.guard';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { ApiValidationPipe } from './errors/validation';
+import { RouteTable } from './http/route-table';
 import { HealthModule } from './health/health.module';
 import { LimitsModule } from './limits/limits.module';
 import { QuotaGuard } from './limits/quota.guard';
@@ -45,6 +46,7 @@ export const TOOL_MODULES = [GreetModule, ConfigModule, DoctorModule];
     { provide: APP_PIPE, useClass: ApiValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     InitialKeyBootstrap,
+    RouteTable,
   ],
 })
 export class AppModule {}

@@ -5,9 +5,14 @@ import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { setupOpenApi } from './docs/openapi';
-import { JSON_INVALID } from './errors/validation';
+import { JSON_INVALID, MAX_BODY_DEPTH, TOO_DEEP } from './errors/validation';
+import { hardenHttpServer } from './http/http-server';
+import { jsonDeeperThan } from './http/json-depth';
+import { rejectMalformedPaths } from './http/request-path';
+import { RouteTable } from './http/route-table';
 import { HTTP_LOGGER } from './logging/logging.module';
-import { ExpressApp, httpMetricsMiddleware } from './metrics/http-metrics';
+import { MCP_PATH } from './mcp/mcp.controller';
+import { httpMetricsMiddleware } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { Settings, SETTINGS } from './settings/settings';
 import { ToolRegistry } from './tools/tool.registry';
@@ -47,6 +52,24 @@ function jsonOnly(req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
+/** On /mcp the limit applies to a tool call's arguments, inside the batch, message and params levels. */
+const MCP_ENVELOPE_DEPTH = 3;
+const MCP_ROUTE = new RegExp(`^/${MCP_PATH}/?$`, 'i');
+
+/**
+ * Refuses a body nested deeper than MAX_BODY_DEPTH as it is read, before JSON.parse: one pass over
+ * the bytes, so that a megabyte of `[` costs a scan and not a parse (body-parser's `verify` hook).
+ */
+function refuseDeepBodies(req: Request, _res: Response, raw: Buffer): void {
+  const limit = MAX_BODY_DEPTH + (MCP_ROUTE.test(req.path) ? MCP_ENVELOPE_DEPTH : 0);
+  if (jsonDeeperThan(raw, limit)) {
+    throw Object.assign(new Error('JSON body nested too deeply'), {
+      status: 400,
+      type: 'entity.too.deep',
+    });
+  }
+}
+
 /** Body-parser failures (bad JSON, too large, bad charset or encoding) as `{detail}`, before auth. */
 function bodyErrors(limitBytes: number) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
@@ -57,6 +80,9 @@ function bodyErrors(limitBytes: number) {
     switch (error.type) {
       case 'entity.parse.failed':
         res.status(400).json({ detail: [JSON_INVALID] });
+        return;
+      case 'entity.too.deep':
+        res.status(400).json({ detail: [TOO_DEEP] });
         return;
       case 'entity.too.large':
         res
@@ -97,21 +123,20 @@ export function configureApp(app: INestApplication): INestApplication {
   // Logged and counted first, so that requests answered by the checks below are too.
   app.use(app.get(HTTP_LOGGER));
   app.use(
-    httpMetricsMiddleware(
-      app.get(MetricsService),
-      app.get(ToolRegistry),
-      app.getHttpAdapter().getInstance() as ExpressApp,
-    ),
+    httpMetricsMiddleware(app.get(MetricsService), app.get(ToolRegistry), app.get(RouteTable)),
   );
   app.use(helmet());
+  app.use(rejectMalformedPaths);
   app.use(jsonOnly);
   express.useBodyParser('json', {
     limit: settings.bodyLimitBytes,
     strict: false,
     type: (req: Request) => isJsonMediaType(req.headers['content-type']),
+    verify: refuseDeepBodies,
   });
   app.use(bodyErrors(settings.bodyLimitBytes));
   setupOpenApi(app);
+  hardenHttpServer(app.getHttpServer(), settings.httpTimeouts);
   // On SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish, run the shutdown
   // hooks (the store closes), then exit 0; process.exit also flushes the asynchronous log stream.
   app.enableShutdownHooks([ShutdownSignal.SIGTERM, ShutdownSignal.SIGINT], {

@@ -30,6 +30,11 @@ export class ApiKeyGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride(Public, targets)) return true;
     const req = context.switchToHttp().getRequest<ApiRequest>();
+    if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+      // Node keeps the first of several; which one a proxy would pick is anyone's guess.
+      await this.failures.recordFailure(req);
+      throw new ApiError(400, 'Multiple Authorization headers');
+    }
     const token = bearerToken(req.headers.authorization);
     const key = token === undefined ? undefined : await this.keys.authenticate(token);
     if (key) {

@@ -9,9 +9,9 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Request, Response } from 'express';
+import { RouteTable } from '../http/route-table';
 import { StoreUnavailableError } from '../store/store';
 import { ApiError } from './api-error';
-import { allowedMethods } from './routes';
 
 /** Nest's own answer for a path no route matches: `Cannot GET /x`. */
 const ROUTE_NOT_FOUND = /^Cannot [A-Z]+ /;
@@ -48,7 +48,10 @@ const STORE_UNAVAILABLE: Answer = {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly routes: RouteTable,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
@@ -66,7 +69,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   private answerFor(exception: unknown, req: Request): Answer {
     if (exception instanceof NotFoundException && ROUTE_NOT_FOUND.test(exception.message)) {
-      const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance(), req.path);
+      const allow = this.routes.allowedMethods(req.path);
       return allow.length
         ? { status: 405, detail: STATUS_TEXT[405], headers: { Allow: allow.join(', ') } }
         : { status: 404, detail: STATUS_TEXT[404], headers: {} };

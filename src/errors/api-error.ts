@@ -21,8 +21,15 @@ export interface ValidationIssue {
   type: string;
 }
 
+/** A 400 list holds at most this many entries: what a client can make the service write is bounded. */
+export const MAX_ISSUES = 20;
+
 export class ValidationFailed extends ApiError {
-  constructor(readonly issues: ValidationIssue[]) {
-    super(400, issues);
+  readonly issues: ValidationIssue[];
+
+  constructor(issues: ValidationIssue[]) {
+    const capped = issues.slice(0, MAX_ISSUES);
+    super(400, capped);
+    this.issues = capped;
   }
 }

@@ -42,9 +42,17 @@ export interface Settings {
   };
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /** Limits on slow clients: whole headers, whole request, idle keep-alive connection. */
+  httpTimeouts: HttpTimeouts;
   /** Browser origins (`scheme://host[:port]`) allowed to call /mcp; `*` allows any. */
   mcpAllowedOrigins: string[];
   version: string;
+}
+
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
 }
 
 export const DEFAULT_PLANS: Record<string, PlanLimits> = {
@@ -212,9 +220,24 @@ export function loadSettings(env: Environment): Settings {
       diskFailMb: intFrom(env, 'DOCTOR_DISK_FAIL_MB', 100),
     },
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    httpTimeouts: httpTimeouts(env),
     mcpAllowedOrigins: parseOrigins(env.MCP_ALLOWED_ORIGINS),
     version: packageVersion(),
   };
+}
+
+function httpTimeouts(env: Environment): HttpTimeouts {
+  const timeouts = {
+    headersMs: intFrom(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100),
+    requestMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100),
+    keepAliveMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100),
+  };
+  if (timeouts.headersMs > timeouts.requestMs) {
+    throw new SettingsError(
+      'Invalid environment: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
+    );
+  }
+  return timeouts;
 }
 
 function packageVersion(): string {
