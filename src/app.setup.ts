@@ -2,6 +2,7 @@ import { INestApplication, ShutdownSignal } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
+import type { Server } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { setupOpenApi } from './docs/openapi';
@@ -136,7 +137,7 @@ export function configureApp(app: INestApplication): INestApplication {
   });
   app.use(bodyErrors(settings.bodyLimitBytes));
   setupOpenApi(app);
-  hardenHttpServer(app.getHttpServer(), settings.httpTimeouts);
+  hardenHttpServer(app.getHttpServer() as Server, settings.httpTimeouts);
   // On SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish, run the shutdown
   // hooks (the store closes), then exit 0; process.exit also flushes the asynchronous log stream.
   app.enableShutdownHooks([ShutdownSignal.SIGTERM, ShutdownSignal.SIGINT], {

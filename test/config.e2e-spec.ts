@@ -333,7 +333,7 @@ describe('config tools (e2e)', () => {
 
     it('concurrent config_set calls leave one written value per key, never a torn state', async () => {
       const levels = ['trace', 'debug', 'info', 'warn', 'error'];
-      const dirs = Array.from({ length: 10 }, (_, i) => `/srv/cache-${i}`);
+      const dirs = Array.from({ length: 10 }, (_, i) => `cache-${i}`);
       const writes = [
         ...levels
           .flatMap((level) => [level, level.toUpperCase()])
@@ -415,9 +415,9 @@ describe('config tools (e2e)', () => {
       const b = await startApp({ dataDir: a.dataDir });
       try {
         const key = await executeKey(a);
-        await tool(a, key, 'config_set', { key: 'llm_config.cache_dir', value: '/srv/shared' });
+        await tool(a, key, 'config_set', { key: 'llm_config.cache_dir', value: 'shared-cache' });
         const res = await tool(b, key, 'config_get', { key: 'llm_config.cache_dir' });
-        expect(res.body).toEqual({ key: 'llm_config.cache_dir', value: '/srv/shared' });
+        expect(res.body).toEqual({ key: 'llm_config.cache_dir', value: 'shared-cache' });
       } finally {
         await b.close();
         await a.close();

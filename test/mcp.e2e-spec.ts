@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { ApiError } from '../src/errors/api-error';
+import { Store } from '../src/store/store';
 import { StringField } from '../src/tools/fields';
 import { Tool, ToolController } from '../src/tools/tool.decorator';
 import { ToolRegistry } from '../src/tools/tool.registry';
@@ -257,8 +258,13 @@ describe('MCP (e2e)', () => {
   });
 
   describe('quota and rate limit', () => {
-    it('counts each tools/call once, and nothing else: the third call of a 2-a-day key is 402', async () => {
-      const key = await t.createKey({ scope_template: 'standard', daily_limit: 2 });
+    it('counts each tools/call once against the quota, and nothing else: the third call of a 2-a-day key is 402', async () => {
+      // A rate limit the test cannot reach: only the quota is under test here.
+      const key = await t.createKey({
+        scope_template: 'standard',
+        daily_limit: 2,
+        rate_limit: 100,
+      });
       const client = await connect(key);
       await client.listTools();
       await client.listTools();
@@ -299,7 +305,10 @@ describe('MCP (e2e)', () => {
       const client = await connect(key);
       const greetRest = () =>
         t.http().post('/api/v1/services/greet').set(bearer(key)).send({ name: 'A' });
-      const greetMcp = () => client.callTool({ name: 'greet', arguments: { name: 'A' } });
+      const greetMcp = () =>
+        client
+          .callTool({ name: 'greet', arguments: { name: 'A' } })
+          .catch((error: unknown) => error as Error);
       // The second call of a pair must be refused unless a whole window passed between the two.
       let checked = 0;
       for (let attempt = 0; attempt < 5 && checked < 2; attempt++) {
@@ -309,28 +318,32 @@ describe('MCP (e2e)', () => {
         const second = attempt % 2 === 0 ? await greetMcp() : await greetRest();
         if (Date.now() - started >= 1000) continue;
         checked++;
-        if ('status' in first) {
+        if ('status' in first && !(first instanceof Error)) {
           expect(first.status).toBe(200);
-          const result = second as CallResult;
-          expect(result.isError).toBe(true);
-          expect(textOf(result)).toBe(
-            'Rate limit exceeded: 1 requests per second. Retry after 1 seconds.',
+          // Over HTTP the request is refused as a whole: HTTP 429, before any tool runs.
+          expect(second).toBeInstanceOf(Error);
+          expect((second as Error).message).toContain(
+            '{"detail":"Rate limit exceeded: 1 requests per second. Retry after 1 seconds."}',
           );
         } else {
-          expect(first.isError).toBeFalsy();
+          expect((first as CallResult).isError).toBeFalsy();
           expect((second as { status: number }).status).toBe(429);
         }
       }
       expect(checked).toBe(2);
     });
 
-    it('does not meter the handshake or tools/list', async () => {
-      const key = await t.createKey({ scope_template: 'standard', rate_limit: 1 });
-      const client = await connect(key);
-      await client.listTools();
-      await client.listTools();
-      const result = await client.callTool({ name: 'greet', arguments: { name: 'A' } });
-      expect(result.isError).toBeFalsy();
+    it('counts every JSON-RPC request against the rate limit (not the quota), the handshake and tools/list too', async () => {
+      const { key, id } = await t.createKeyWithId({ scope_template: 'standard', rate_limit: 3 });
+      const client = await connect(key); // initialize: 1 (its notification counts nothing)
+      await client.listTools(); // 2
+      await client.listTools(); // 3
+      await expect(client.callTool({ name: 'greet', arguments: { name: 'A' } })).rejects.toThrow(
+        /Rate limit exceeded: 3 requests per second/,
+      );
+      // Nothing reached the quota (read from the store: the key's own budget is spent).
+      const today = new Date().toISOString().slice(0, 10);
+      expect(await t.app.get(Store).getUsage(id, today)).toBe(0);
     });
   });
 

@@ -1,19 +1,24 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
+import { Settings, SETTINGS } from '../settings/settings';
 import { ApiKeysService, KeyRequestError, toView } from './api-keys.service';
 import { ApiKeyView, CreateApiKeyInput, CreatedApiKey, Me, RevokedApiKey } from './api-keys.dto';
 import { CurrentKey, Scopes } from './auth.decorators';
 import type { AuthenticatedKey } from './authenticated-key';
-import { hasScope } from './scopes';
+import { escalates, mayManage } from './escalation';
+import { INSUFFICIENT_PERMISSIONS } from './scopes.guard';
 
 @ApiTags('auth')
 @ApiBearerAuth()
 @ApiErrors(...KEYED_ERRORS)
 @Controller('api/v1/auth')
 export class AuthController {
-  constructor(private readonly keys: ApiKeysService) {}
+  constructor(
+    private readonly keys: ApiKeysService,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
 
   /** The calling key, as the service sees it. */
   @Get('me')
@@ -30,7 +35,10 @@ export class AuthController {
     };
   }
 
-  /** Creates a key; its text is in this answer only. A caller cannot grant scopes it does not hold. */
+  /**
+   * Creates a key; its text is in this answer only. A caller cannot grant a scope it does not hold,
+   * nor a plan or limit more generous than its own.
+   */
   @Post('api-keys')
   @Scopes(['admin:write'])
   @ApiCreatedResponse({ type: CreatedApiKey })
@@ -45,12 +53,8 @@ export class AuthController {
     } catch (error) {
       throw badRequest(error);
     }
-    const beyond = scopes.filter((wanted) => !hasScope(caller.scopes, wanted));
-    if (beyond.length) {
-      throw new ApiError(
-        403,
-        `Insufficient permissions for this operation. Cannot grant scopes the calling key does not hold: ${beyond.join(', ')}`,
-      );
+    if (escalates(caller, { ...input, scopes }, this.settings)) {
+      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     }
     try {
       const { key, record } = await this.keys.create(input);
@@ -70,14 +74,20 @@ export class AuthController {
     return (await this.keys.list()).map((record) => toView(record, now));
   }
 
-  /** Revokes a key: from now on it gets 401. */
+  /** Revokes a key: from now on it gets 401. Only a caller holding every scope of that key may. */
   @Delete('api-keys/:id')
   @HttpCode(200)
   @Scopes(['admin:write'])
   @ApiOkResponse({ type: RevokedApiKey })
   @ApiErrors(403, 404)
-  async revoke(@Param('id') id: string): Promise<RevokedApiKey> {
-    if (!(await this.keys.revoke(id))) throw new ApiError(404, 'API key not found');
+  async revoke(
+    @CurrentKey() caller: AuthenticatedKey,
+    @Param('id') id: string,
+  ): Promise<RevokedApiKey> {
+    const target = await this.keys.find(id);
+    if (!target) throw new ApiError(404, 'API key not found');
+    if (!mayManage(caller, target)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
+    await this.keys.revoke(id);
     return { id, status: 'revoked' };
   }
 }

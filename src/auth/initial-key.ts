@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { privateDir, writePrivateFile } from '../common/private-files';
 import { join } from 'node:path';
 import { Settings, SETTINGS } from '../settings/settings';
 import { ApiKeysService } from './api-keys.service';
@@ -24,9 +24,8 @@ export class InitialKeyBootstrap implements OnApplicationBootstrap {
     if (!created) return;
     const file = join(this.settings.dataDir, INITIAL_KEY_FILE);
     // With Redis no store creates DATA_DIR, yet the key file goes there.
-    mkdirSync(this.settings.dataDir, { recursive: true, mode: 0o700 });
-    writeFileSync(file, `${created.key}\n`, { mode: 0o600 });
-    chmodSync(file, 0o600);
+    privateDir(this.settings.dataDir);
+    writePrivateFile(file, `${created.key}\n`);
     this.logger.warn(
       `No API key existed: created admin key ${created.record.id} (${created.record.prefix}...). Its text is in ${file}; store it safely and delete the file.`,
     );

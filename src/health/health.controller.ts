@@ -7,7 +7,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/auth.decorators';
-import { HealthView } from './health.dto';
+import { HealthView, Liveness } from './health.dto';
 import { HealthService } from './health.service';
 
 /** Both health routes answer alike; each needs its own operation id in the OpenAPI document. */
@@ -36,6 +36,21 @@ export class HealthController {
   @HealthRoute('api/v1/health', 'health_v1')
   versioned(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
     return this.answer(res);
+  }
+
+  /** Readiness: whether to send this instance traffic; the same answer as /health. */
+  @HealthRoute('health/ready', 'getReadiness')
+  ready(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
+    return this.answer(res);
+  }
+
+  /** Liveness: the process serves requests, whatever its dependencies (never restart it for a store outage). */
+  @Get('health/live')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Whether the process serves requests.' })
+  @ApiOkResponse({ type: Liveness, description: 'The process serves requests.' })
+  live(): Liveness {
+    return { status: 'ok' };
   }
 
   private async answer(res: Response): Promise<HealthView> {

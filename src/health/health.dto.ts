@@ -35,3 +35,7 @@ export class HealthView {
 
   @ApiProperty({ type: HealthComponents }) components: HealthComponents;
 }
+
+export class Liveness {
+  @ApiProperty({ enum: ['ok'] }) status: 'ok';
+}

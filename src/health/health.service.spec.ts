@@ -7,7 +7,7 @@ const settings = { version: '1.2.3' } as Settings;
 
 /** Only what the health checks call; a real hung backend cannot be made on demand. */
 function storeWith(ping: () => Promise<void>): Store {
-  return { kind: 'sqlite', ping, checkIntegrity: () => Promise.resolve([]) } as unknown as Store;
+  return { kind: 'sqlite', ping, probe: ping } as unknown as Store;
 }
 
 describe('HealthService', () => {

@@ -3,7 +3,8 @@ import { ThrottlerStorage } from '@nestjs/throttler';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { Settings, SETTINGS } from '../settings/settings';
 import { keyRateBudget } from './key-limits';
-import { rateLimitExceeded } from './rate-limit.headers';
+import type { BudgetStorage } from './memory-throttler.storage';
+import { rateLimitExceeded, rateLimitHeaders } from './rate-limit.headers';
 
 /**
  * The per-key rate limit for calls that do not go through KeyRateLimitGuard (MCP's tools/call):
@@ -12,7 +13,7 @@ import { rateLimitExceeded } from './rate-limit.headers';
 @Injectable()
 export class KeyRateLimiter {
   constructor(
-    @Inject(ThrottlerStorage) private readonly storage: ThrottlerStorage,
+    @Inject(ThrottlerStorage) private readonly storage: BudgetStorage,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -27,5 +28,28 @@ export class KeyRateLimiter {
       budget.throttler,
     );
     if (hit.isBlocked) throw rateLimitExceeded(budget.limit, budget.ttlMs, hit.timeToBlockExpire);
+  }
+
+  /**
+   * Counts `n` calls at once, all or none: throws 429 when they do not all fit in what remains of
+   * the key's budget for this window (nothing is counted then). Returns the X-RateLimit-* headers.
+   */
+  async consumeMany(key: AuthenticatedKey, n: number): Promise<Record<string, number>> {
+    const budget = keyRateBudget(key, this.settings);
+    const result = await this.storage.take(
+      budget.storageKey,
+      budget.ttlMs,
+      budget.limit,
+      n,
+      budget.throttler,
+    );
+    if (!result.taken)
+      throw rateLimitExceeded(budget.limit, budget.ttlMs, result.retryAfterSeconds);
+    const { 'Retry-After': _wait, ...headers } = rateLimitHeaders(
+      budget.limit,
+      budget.limit - result.totalHits,
+      result.retryAfterSeconds,
+    );
+    return headers;
   }
 }

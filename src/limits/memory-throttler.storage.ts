@@ -3,6 +3,30 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 /** What a throttler storage answers per hit (not exported by @nestjs/throttler's index). */
 export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
+/** The answer to taking several hits at once: all of them or none. */
+export interface TakeResult {
+  taken: boolean;
+  /** Hits counted in the window, these included when taken. */
+  totalHits: number;
+  /** Seconds until the window (or a block) ends: when to retry. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * A throttler storage that can also count `n` hits in one atomic step, all or nothing: an MCP
+ * batch of n requests either fits in what remains of the key's budget or none of it runs. It reads
+ * and writes the same counters as `increment`, so both draw on one budget.
+ */
+export interface BudgetStorage extends ThrottlerStorage {
+  take(
+    key: string,
+    ttl: number,
+    limit: number,
+    n: number,
+    throttlerName: string,
+  ): Promise<TakeResult>;
+}
+
 interface Counter {
   hits: number;
   expiresAt: number;
@@ -18,7 +42,7 @@ interface Counter {
  * list on every hit, O(calls per window) — at a thousand calls a second per key, measured at about
  * 8% of a tool call's cost. This one is O(1) per hit.
  */
-export class MemoryThrottlerStorage implements ThrottlerStorage {
+export class MemoryThrottlerStorage implements BudgetStorage {
   private readonly counters = new Map<string, Counter>();
   // Unref'd: a process never stays alive for it.
   private readonly sweeper = setInterval(() => this.sweep(), 60_000).unref();
@@ -31,15 +55,7 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
     const now = Date.now();
-    const id = `${key}:${throttlerName}`;
-    let counter = this.counters.get(id);
-    if (!counter || (counter.expiresAt <= now && counter.blockedUntil <= now)) {
-      counter = { hits: 0, expiresAt: now + ttl, blockedUntil: 0 };
-      this.counters.set(id, counter);
-    } else if (counter.expiresAt <= now) {
-      counter.hits = 0;
-      counter.expiresAt = now + ttl;
-    }
+    const counter = this.current(`${key}:${throttlerName}`, ttl, now);
     counter.hits += 1;
     if (counter.blockedUntil <= now && counter.hits > limit)
       counter.blockedUntil = now + blockDuration;
@@ -50,6 +66,39 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
       isBlocked: blocked,
       timeToBlockExpire: blocked ? Math.ceil((counter.blockedUntil - now) / 1000) : 0,
     });
+  }
+
+  take(
+    key: string,
+    ttl: number,
+    limit: number,
+    n: number,
+    throttlerName: string,
+  ): Promise<TakeResult> {
+    const now = Date.now();
+    const counter = this.current(`${key}:${throttlerName}`, ttl, now);
+    const blocked = counter.blockedUntil > now;
+    const taken = !blocked && counter.hits + n <= limit;
+    if (taken) counter.hits += n;
+    const until = blocked ? counter.blockedUntil : counter.expiresAt;
+    return Promise.resolve({
+      taken,
+      totalHits: counter.hits,
+      retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)),
+    });
+  }
+
+  /** The key's counter for the window running now: a new one when the last window and block are over. */
+  private current(id: string, ttl: number, now: number): Counter {
+    let counter = this.counters.get(id);
+    if (!counter || (counter.expiresAt <= now && counter.blockedUntil <= now)) {
+      counter = { hits: 0, expiresAt: now + ttl, blockedUntil: 0 };
+      this.counters.set(id, counter);
+    } else if (counter.expiresAt <= now) {
+      counter.hits = 0;
+      counter.expiresAt = now + ttl;
+    }
+    return counter;
   }
 
   /** Forgets counters whose window and block are both over. */

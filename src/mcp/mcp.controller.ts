@@ -5,22 +5,34 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Response } from 'express';
 import { BearerErrorCodes, CurrentKey, Scopes } from '../auth/auth.decorators';
 import type { ApiRequest, AuthenticatedKey } from '../auth/authenticated-key';
+import { isPlainObject } from '../errors/validation';
+import { KeyRateLimiter } from '../limits/key-rate-limiter';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import { McpServerFactory } from './mcp.server';
 
 export const MCP_PATH = 'mcp';
 
+/** The JSON-RPC requests of a POST (messages with an `id`); notifications and junk count nothing. */
+function requestCount(body: unknown): number {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.filter((message) => isPlainObject(message) && message.id !== undefined).length;
+}
+
 /**
  * `POST /mcp`: MCP over Streamable HTTP, stateless, with JSON responses. Every request is
  * authenticated by the global guards and needs `services:execute`; a fresh server and transport
- * answer it and are dropped. Only tools/call is metered (in the ToolInvoker), so the route itself
- * skips the per-key throttle and, not being a @Tool, the quota guard. GET and DELETE have no
- * route: the exception filter answers them 405 with `Allow: POST`.
+ * answer it and are dropped. Every JSON-RPC request in the POST counts once against the key's rate
+ * limit, all or nothing (here, not by the per-route throttle: a batch of 100 is 100 requests);
+ * a tools/call then counts against the quota in the ToolInvoker, not the rate limit again. GET
+ * and DELETE have no route: the exception filter answers them 405 with `Allow: POST`.
  */
 @ApiExcludeController()
 @Controller(MCP_PATH)
 export class McpController {
-  constructor(private readonly servers: McpServerFactory) {}
+  constructor(
+    private readonly servers: McpServerFactory,
+    private readonly rateLimiter: KeyRateLimiter,
+  ) {}
 
   @Post()
   @Scopes([TOOL_SCOPE])
@@ -31,12 +43,19 @@ export class McpController {
     @Req() req: ApiRequest,
     @Res() res: Response,
   ): Promise<void> {
-    const server = this.servers.create(() => Promise.resolve(key));
+    const requests = requestCount(req.body);
+    if (requests > 0) {
+      const headers = await this.rateLimiter.consumeMany(key, requests);
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    }
+    const server = this.servers.create(() => Promise.resolve(key), { rateCounted: true });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    res.on('close', () => void server.close());
+    res.on('close', () => {
+      server.close().catch(() => undefined);
+    });
     await server.connect(transport);
     // The body is already parsed (and size-checked) by the app's JSON parser; no body reads as null,
     // which the transport answers as a JSON-RPC parse error.

@@ -15,7 +15,7 @@ export class McpCoreModule {}
 
 /** `POST /mcp`: MCP over Streamable HTTP. */
 @Module({
-  imports: [McpCoreModule],
+  imports: [McpCoreModule, LimitsModule],
   controllers: [McpController],
   providers: [McpOriginMiddleware],
 })

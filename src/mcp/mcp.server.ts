@@ -91,7 +91,11 @@ export class McpServerFactory {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  create(keySource: KeySource): Server {
+  /**
+   * `rateCounted`: the transport already counted each request against the key's rate limit (HTTP),
+   * so a tools/call is not counted again; over stdio it is.
+   */
+  create(keySource: KeySource, options: { rateCounted: boolean }): Server {
     const server = new Server(
       { name: 'tool-invocation-service', version: this.settings.version },
       { capabilities: { tools: {} } },
@@ -100,16 +104,16 @@ export class McpServerFactory {
       tools: this.registry.list().map(describeTool),
     }));
     server.setRequestHandler(CallToolWithAnyArguments, ({ params }) =>
-      this.callTool(keySource, String(params.name), params.arguments),
+      this.callTool(keySource, String(params.name), params.arguments, options.rateCounted),
     );
     return server;
   }
 
-  private async callTool(keySource: KeySource, name: string, args: unknown) {
+  private async callTool(keySource: KeySource, name: string, args: unknown, rateCounted: boolean) {
     const tool = this.registry.get(name);
     if (!tool) throw unknownTool(name);
     try {
-      return success(await this.invoker.invoke(await keySource(), tool, args));
+      return success(await this.invoker.invoke(await keySource(), tool, args, { rateCounted }));
     } catch (error) {
       if (error instanceof ValidationFailed) throw invalidArguments(name, error.issues);
       return this.refusal(name, error);

@@ -81,7 +81,9 @@ export async function serveMcpOverStdio(
     if (!hasScope(key.scopes, TOOL_SCOPE)) {
       throw new McpStdioRefused(`${INSUFFICIENT_PERMISSIONS} The key needs ${TOOL_SCOPE}.`);
     }
-    const server = app.get(McpServerFactory).create(() => authenticate(keys, token));
+    const server = app
+      .get(McpServerFactory)
+      .create(() => authenticate(keys, token), { rateCounted: false });
     const closed = new Promise<void>((resolve) => (server.onclose = resolve));
     const release = untilClosed(stdin, () => server.close());
     try {

@@ -28,9 +28,14 @@ export class ToolInvoker {
   ) {}
 
   /** The tool's answer exactly as REST would send it as the response body. */
-  async invoke(key: AuthenticatedKey, tool: RegisteredTool, args: unknown): Promise<unknown> {
+  async invoke(
+    key: AuthenticatedKey,
+    tool: RegisteredTool,
+    args: unknown,
+    options: { rateCounted: boolean },
+  ): Promise<unknown> {
     try {
-      const body = await this.run(key, tool, args);
+      const body = await this.run(key, tool, args, options.rateCounted);
       this.metrics?.observeToolCall(tool.name, 200);
       return body;
     } catch (error) {
@@ -42,9 +47,14 @@ export class ToolInvoker {
     }
   }
 
-  private async run(key: AuthenticatedKey, tool: RegisteredTool, args: unknown): Promise<unknown> {
+  private async run(
+    key: AuthenticatedKey,
+    tool: RegisteredTool,
+    args: unknown,
+    rateCounted: boolean,
+  ): Promise<unknown> {
     if (!hasScope(key.scopes, TOOL_SCOPE)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    await this.rateLimiter.consume(key);
+    if (!rateCounted) await this.rateLimiter.consume(key);
     await this.quota.consume(key);
     const input = (await this.validation.transform(args, {
       type: 'body',

@@ -305,21 +305,17 @@ export class RedisStore extends Store {
     }
   }
 
-  /**
-   * The key index against the records it names, and whether Redis keeps what it is told: AOF on and
-   * writing, no failed snapshot, and no eviction policy that could drop keys or quota counters.
-   */
+  /** A ping and one read (the key index's size): two commands however many keys there are. */
+  async probe(): Promise<void> {
+    await this.ping();
+    await redisCall(this.client.hlen(RedisStore.INDEX));
+  }
+
+  /** The key index against the records it names, and whether Redis is failing to persist writes. */
   async checkIntegrity(): Promise<string[]> {
     const problems = await this.checkKeyIndex();
-    const info = parseInfo(
-      (await redisCall(this.client.info('persistence'))) +
-        (await redisCall(this.client.info('memory'))),
-    );
-    if (info.aof_enabled !== '1') {
-      problems.push(
-        'Redis runs without AOF (appendonly no): keys and counts since the last snapshot are lost if Redis stops',
-      );
-    } else if (info.aof_last_write_status && info.aof_last_write_status !== 'ok') {
+    const info = await this.persistenceInfo();
+    if (info.aof_last_write_status && info.aof_last_write_status !== 'ok') {
       problems.push(
         `Redis cannot write its AOF file (aof_last_write_status: ${info.aof_last_write_status})`,
       );
@@ -327,13 +323,32 @@ export class RedisStore extends Store {
     if (info.rdb_last_bgsave_status && info.rdb_last_bgsave_status !== 'ok') {
       problems.push('The last Redis snapshot (BGSAVE) failed');
     }
+    return problems;
+  }
+
+  /** Redis settings that can lose data: no AOF, or an eviction policy that may drop keys. */
+  override async durabilityWarnings(): Promise<string[]> {
+    const info = await this.persistenceInfo();
+    const warnings: string[] = [];
+    if (info.aof_enabled !== '1') {
+      warnings.push(
+        'Redis runs without AOF (appendonly no): keys and counts since the last snapshot are lost if Redis stops',
+      );
+    }
     const policy = info.maxmemory_policy;
     if (info.maxmemory && info.maxmemory !== '0' && policy && policy !== 'noeviction') {
-      problems.push(
+      warnings.push(
         `Redis may evict keys under memory pressure (maxmemory-policy ${policy}): API keys or quota counters could vanish; use noeviction`,
       );
     }
-    return problems;
+    return warnings;
+  }
+
+  private async persistenceInfo(): Promise<Record<string, string>> {
+    return parseInfo(
+      (await redisCall(this.client.info('persistence'))) +
+        (await redisCall(this.client.info('memory'))),
+    );
   }
 
   private async checkKeyIndex(): Promise<string[]> {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { privateDir, privateFile, privateIfPresent } from '../common/private-files';
 import { ApiKeyRecord, QuotaResult, Store, StoreUnavailableError } from './store';
 
 const MIGRATIONS: string[] = [
@@ -52,8 +52,11 @@ export class SqliteStore extends Store {
 
   constructor(dataDir: string) {
     super();
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    privateDir(dataDir);
     this.file = join(dataDir, 'service.db');
+    // SQLite gives the WAL and shared-memory files it creates the database file's mode.
+    privateFile(this.file);
+    privateIfPresent(`${this.file}-wal`, `${this.file}-shm`);
     this.db = new Database(this.file);
     this.db.pragma('journal_mode = WAL');
     // Keys and overrides: FULL syncs the WAL on every commit, so an answered write survives even a
@@ -247,6 +250,24 @@ export class SqliteStore extends Store {
   ping(): Promise<void> {
     return this.run(() => {
       this.db.prepare('SELECT 1').get();
+    });
+  }
+
+  /**
+   * The main connection answers, and the file on disk is still a database: a fresh read-only
+   * connection reads its header (the long-lived connection reads its page cache and would not
+   * notice the file being deleted or overwritten, which the next start would). One page, whatever
+   * the size of the database.
+   */
+  probe(): Promise<void> {
+    return this.run(() => {
+      this.db.prepare('SELECT 1').get();
+      const check = new Database(this.file, { readonly: true, fileMustExist: true, timeout: 1000 });
+      try {
+        check.pragma('schema_version');
+      } finally {
+        check.close();
+      }
     });
   }
 

@@ -59,8 +59,17 @@ export abstract class Store {
 
   /** Resolves when the backend answers; throws StoreUnavailableError otherwise. */
   abstract ping(): Promise<void>;
-  /** Problems found by the backend's own integrity check; empty when intact. */
+  /**
+   * What a health probe asks: a ping and one read of the stored data, the same few commands however
+   * many keys the store holds (the full integrity check is doctor's). Throws when either fails.
+   */
+  abstract probe(): Promise<void>;
+  /** Problems found by the backend's own integrity check (damage, lost writes); empty when intact. */
   abstract checkIntegrity(): Promise<string[]>;
+  /** Settings that put data at risk without damaging it yet (Redis without AOF): doctor warns. */
+  durabilityWarnings(): Promise<string[]> {
+    return Promise.resolve([]);
+  }
   abstract close(): Promise<void>;
 
   private readonly overrideListeners = new Set<OverrideListener>();

@@ -30,6 +30,8 @@ export function prefixFor(dataDir: string): string {
 export interface RedisServerOptions {
   /** Started with `requirepass`: the URL carries the password. */
   password?: string;
+  /** AOF on (the default here) or off, as a stock Redis runs. */
+  appendonly?: boolean;
 }
 
 function freePort(): Promise<number> {
@@ -93,7 +95,8 @@ export class RedisServer {
   private launch(): Promise<void> {
     const args = [
       ...['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir],
-      ...['--appendonly', 'yes', '--save', '', '--daemonize', 'no'],
+      ...['--appendonly', this.options.appendonly === false ? 'no' : 'yes'],
+      ...['--save', '', '--daemonize', 'no'],
       ...(this.options.password ? ['--requirepass', this.options.password] : []),
     ];
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -78,6 +78,11 @@ export interface StringKey extends BaseKey {
   maxLength?: number;
   /** A check beyond length and choices, with the words that say what it expects. */
   check?: { test: (value: string) => boolean; expects: string };
+  /**
+   * A path that `config_set` may only point inside DATA_DIR: a key holder must not make the service
+   * create or write directories elsewhere. The environment and CONFIG_FILE may name any path.
+   */
+  insideDataDir?: boolean;
 }
 
 export type ConfigKeySpec = BooleanKey | IntegerKey | FloatKey | StringKey;
@@ -117,7 +122,9 @@ export const CORE_SECTIONS: ConfigSectionDefinition[] = [
         default: ({ dataDir }) => join(dataDir, 'cache'),
         minLength: 1,
         maxLength: 1024,
-        description: 'Directory of the answer cache; default <DATA_DIR>/cache.',
+        insideDataDir: true,
+        description:
+          'Directory of the answer cache; default <DATA_DIR>/cache. Through config_set: a path inside DATA_DIR.',
       }),
       api_key: ConfigKey.string({
         default: '',

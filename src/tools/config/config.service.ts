@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import { liesInside } from '../../common/paths';
 import { ApiError, ValidationFailed } from '../../errors/api-error';
 import { LogControl, LogLevel } from '../../logging/log-control';
 import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../../settings/settings';
@@ -221,6 +222,19 @@ export class ConfigService implements OnModuleInit, OnModuleDestroy {
     if (!checked.ok) {
       const { msg, type } = checked.rejection;
       throw new ValidationFailed([{ loc: ['body', 'value'], msg, type }]);
+    }
+    if (
+      entry.spec.type === 'string' &&
+      entry.spec.insideDataDir &&
+      !liesInside(this.settings.dataDir, String(checked.value))
+    ) {
+      throw new ValidationFailed([
+        {
+          loc: ['body', 'value'],
+          msg: `Value error, the path must lie inside DATA_DIR (${this.settings.dataDir})`,
+          type: 'value_error',
+        },
+      ]);
     }
     await this.store.setOverride(key, checked.value);
     this.logger.log(

@@ -1,6 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { mkdir, stat } from 'node:fs/promises';
-import { relative, resolve, isAbsolute } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { privateDir } from '../../../common/private-files';
+import { resolve } from 'node:path';
+import { liesInside } from '../../../common/paths';
 import { Settings, SETTINGS } from '../../../settings/settings';
 import { ConfigService } from '../../config/config.service';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
@@ -31,9 +33,11 @@ export class CacheDirectoryCheck implements HealthCheck, OnApplicationBootstrap 
     const enabled = (await this.config.resolve('llm_config.cache_enabled')).value === true;
     const { value, layer } = await this.config.resolve('llm_config.cache_dir');
     const dir = resolve(this.settings.dataDir, String(value));
-    const inside = relative(this.settings.dataDir, dir);
-    const withinData = inside !== '' && !inside.startsWith('..') && !isAbsolute(inside);
-    return { enabled, dir, creatable: withinData || layer !== 'override' };
+    return {
+      enabled,
+      dir,
+      creatable: liesInside(this.settings.dataDir, dir) || layer !== 'override',
+    };
   }
 
   /** A first start has no cache directory yet: create it where that is harmless. */
@@ -65,6 +69,6 @@ export class CacheDirectoryCheck implements HealthCheck, OnApplicationBootstrap 
 
   async fix(): Promise<void> {
     const { enabled, dir, creatable } = await this.state();
-    if (enabled && creatable) await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (enabled && creatable) privateDir(dir);
   }
 }

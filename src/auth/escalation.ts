@@ -1,0 +1,45 @@
+import { effectiveLimits } from '../limits/key-limits';
+import type { PlanLimits, Settings } from '../settings/settings';
+import type { AuthenticatedKey } from './authenticated-key';
+import { hasScope } from './scopes';
+
+/** The fields of a key request that grant something: what a caller may give only if it has it. */
+export interface Grant {
+  scopes?: string[];
+  plan?: string;
+  daily_limit?: number | null;
+  rate_limit?: number | null;
+}
+
+/** `a` allows more than `b`: a null daily limit is no limit at all. */
+function moreDaily(a: number | null, b: number | null): boolean {
+  if (b === null) return false;
+  return a === null || a > b;
+}
+
+/**
+ * Whether a grant goes beyond what the caller holds: a scope it lacks, or a daily or rate limit more
+ * generous than its own effective ones. Only the fields being set are compared, each limit on its
+ * own: a plan by its limits, unless the grant sets that limit itself (a null limit falls back to
+ * the plan, `basePlan` when the grant names none).
+ */
+export function escalates(
+  caller: AuthenticatedKey,
+  grant: Grant,
+  settings: Settings,
+  basePlan = settings.defaultPlan,
+): boolean {
+  if (grant.scopes?.some((scope) => !hasScope(caller.scopes, scope))) return true;
+  const own = effectiveLimits(caller, settings);
+  const plan: PlanLimits =
+    settings.plans[grant.plan ?? basePlan] ?? settings.plans[settings.defaultPlan];
+  const setsDaily = grant.plan !== undefined || grant.daily_limit !== undefined;
+  const setsRate = grant.plan !== undefined || grant.rate_limit !== undefined;
+  if (setsDaily && moreDaily(grant.daily_limit ?? plan.daily_limit, own.daily_limit)) return true;
+  return setsRate && (grant.rate_limit ?? plan.rate_limit) > own.rate_limit;
+}
+
+/** Whether the caller may act on (revoke, change) a key: it must hold every scope that key holds. */
+export function mayManage(caller: AuthenticatedKey, target: { scopes: string[] }): boolean {
+  return target.scopes.every((scope) => hasScope(caller.scopes, scope));
+}

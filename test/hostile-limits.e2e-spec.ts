@@ -1,0 +1,123 @@
+import { bearer, startApp, TestApp } from './support/app';
+
+const INSUFFICIENT = { detail: 'Insufficient permissions for this operation.' };
+
+/** Regression tests: a key cannot out-spend its rate limit over MCP, nor mint or revoke beyond itself. */
+describe('limits a hostile key cannot escape (e2e)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(() => t.close());
+
+  describe('/mcp and the rate limit', () => {
+    const listTools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+    const mcp = (key: string, body: unknown) =>
+      t
+        .http()
+        .post('/mcp')
+        .set(bearer(key))
+        .set('Accept', 'application/json, text/event-stream')
+        .send(body as object);
+
+    it('counts every JSON-RPC request of a batch: 100 tools/list on a 5/s key is 429 and runs nothing', async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 5 });
+      const res = await mcp(
+        key,
+        Array.from({ length: 100 }, (_, i) => listTools(i)),
+      );
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({
+        detail: expect.stringMatching(/^Rate limit exceeded: 5 requests per second\./),
+      });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(res.headers['x-ratelimit-limit']).toBe('5');
+      // Nothing was counted: the whole budget is still there for a batch that fits.
+      const fits = await mcp(
+        key,
+        Array.from({ length: 5 }, (_, i) => listTools(i)),
+      );
+      expect(fits.status).toBe(200);
+      expect(fits.body).toHaveLength(5);
+      expect(fits.headers['x-ratelimit-limit']).toBe('5');
+      expect(fits.headers['x-ratelimit-remaining']).toBe('0');
+      expect(Number(fits.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+      // The budget is one per key: REST now finds it spent.
+      const rest = await t.http().get('/api/v1/auth/me').set(bearer(key));
+      expect(rest.status).toBe(429);
+    });
+
+    it('counts single requests, not notifications, and a tools/call once', async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 3 });
+      const call = await mcp(key, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'greet', arguments: { name: 'Ada' } },
+      });
+      expect(call.status).toBe(200);
+      expect(call.headers['x-ratelimit-remaining']).toBe('2');
+      const note = await mcp(key, { jsonrpc: '2.0', method: 'notifications/initialized' });
+      expect(note.status).toBe(202);
+      const after = await mcp(key, listTools(2));
+      expect(after.status).toBe(200);
+      expect(after.headers['x-ratelimit-remaining']).toBe('1');
+    });
+  });
+
+  describe('no escalation', () => {
+    const create = (key: string, body: Record<string, unknown>) =>
+      t
+        .http()
+        .post('/api/v1/auth/api-keys')
+        .set(bearer(key))
+        .send({ name: 'minted', ...body });
+
+    it('a used-up free * key cannot create an unlimited key, nor one above its own limits', async () => {
+      const free = await t.createKey({ scope_template: 'admin', plan: 'free' });
+      for (const body of [
+        { plan: 'unlimited' },
+        { plan: 'pro' },
+        { daily_limit: 101 },
+        { rate_limit: 6 },
+        { plan: 'free', rate_limit: 1000 },
+      ]) {
+        const res = await create(free, body);
+        expect({ body, status: res.status }).toEqual({ body, status: 403 });
+        expect(res.body).toEqual(INSUFFICIENT);
+      }
+      // A fresh key of the same kind: the five refusals spent the first one's 5 calls a second.
+      const sameKind = await t.createKey({ scope_template: 'admin', plan: 'free' });
+      for (const body of [{ plan: 'free' }, { daily_limit: 100, rate_limit: 5 }, {}]) {
+        expect((await create(sameKind, body)).status).toBe(201);
+      }
+    });
+
+    it('a caller without a daily limit may grant any daily limit, but not a higher rate', async () => {
+      const unlimited = await t.createKey({ scope_template: 'admin', plan: 'unlimited' });
+      expect((await create(unlimited, { plan: 'pro', daily_limit: 1_000_000 })).status).toBe(201);
+      expect((await create(unlimited, { rate_limit: 1001 })).status).toBe(403);
+    });
+
+    it('a scope the caller lacks is refused with exactly the 403 text', async () => {
+      const writer = await t.createKey({ scopes: ['admin:write'], plan: 'unlimited' });
+      const res = await create(writer, { scopes: ['admin:read'] });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(INSUFFICIENT);
+    });
+
+    it('an admin:write-only key cannot revoke a * key, and the * key keeps working', async () => {
+      const writer = await t.createKey({ scopes: ['admin:write'], plan: 'unlimited' });
+      const { key: root, id } = await t.createKeyWithId({ scope_template: 'admin' });
+      const res = await t.http().delete(`/api/v1/auth/api-keys/${id}`).set(bearer(writer));
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(INSUFFICIENT);
+      expect((await t.http().get('/api/v1/auth/me').set(bearer(root))).status).toBe(200);
+      const { id: peer } = await t.createKeyWithId({ scopes: ['admin:write'] });
+      const ok = await t.http().delete(`/api/v1/auth/api-keys/${peer}`).set(bearer(writer));
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual({ id: peer, status: 'revoked' });
+    });
+  });
+});
