@@ -73,7 +73,8 @@ function httpLoggerOptions(logger: pino.Logger, control: LogControl): Options {
       req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
         id: req.id,
         method: req.method,
-        url: req.url,
+        // A key pasted into a query string by mistake is still a secret.
+        url: req.url.replace(/sk_[0-9a-z]+/gi, 'sk_[REDACTED]'),
         remote_address: req.remoteAddress,
       }),
       res: (res: ServerResponse) => ({ status_code: res.statusCode }),
