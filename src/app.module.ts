@@ -1,52 +1,99 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ApiKeyGuard } from './auth/api-key.guard';
-import { AuthModule } from './auth/auth.module';
+import { AuthModule, KeysModule } from './auth/auth.module';
 import { InitialKeyBootstrap } from './auth/initial-key';
-import { ScopesGuard } from './auth/scopes.guard';
+import { ConfigurationModule } from './configuration/configuration.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
-import { ApiValidationPipe } from './errors/validation';
-import { RouteTable } from './http/route-table';
 import { HealthModule } from './health/health.module';
-import { LimitsModule } from './limits/limits.module';
-import { QuotaGuard } from './limits/quota.guard';
-import { KeyRateLimitGuard } from './limits/rate-limit.guard';
-import { LoggingModule } from './logging/logging.module';
-import { McpModule } from './mcp/mcp.module';
+import { RouteTable } from './http/route-table';
+import { InvocationGuard } from './invocation/invocation.guard';
+import { InvocationModule } from './invocation/invocation.module';
+import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging/logging.module';
+import { McpCoreModule, McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
-import { ConfigModule } from './tools/config/config.module';
+import { TOOL_MODULES } from './tools';
 import { DoctorModule } from './tools/doctor/doctor.module';
-import { GreetModule } from './tools/greet/greet.module';
 import { ToolsModule } from './tools/tools.module';
+import { ApiValidationPipe } from './validation/validation.pipe';
 
-/** The tools: one line each. The server and the stdio MCP server (src/mcp/mcp.stdio.ts) mount these. */
-export const TOOL_MODULES = [GreetModule, ConfigModule, DoctorModule];
+type Imported = Type | DynamicModule;
 
-@Module({
-  imports: [
-    SettingsModule,
-    LoggingModule,
-    StoreModule,
-    AuthModule,
-    LimitsModule,
-    ToolsModule,
-    HealthModule,
-    MetricsModule,
-    McpModule,
-    ...TOOL_MODULES,
-  ],
-  providers: [
-    // The order of checks on every call: authentication, scope, rate limit, quota; then validation.
-    { provide: APP_GUARD, useExisting: ApiKeyGuard },
-    { provide: APP_GUARD, useExisting: ScopesGuard },
-    { provide: APP_GUARD, useExisting: KeyRateLimitGuard },
-    { provide: APP_GUARD, useExisting: QuotaGuard },
-    { provide: APP_PIPE, useClass: ApiValidationPipe },
-    { provide: APP_FILTER, useClass: AllExceptionsFilter },
-    InitialKeyBootstrap,
-    RouteTable,
-  ],
-})
+export interface RootOptions {
+  /** The tool modules; `TOOL_MODULES` (src/tools.ts) unless a test names others. */
+  tools?: Imported[];
+  /** Modules mounted beside the rest (in tests: a sample tool, a pipeline step). */
+  imports?: Imported[];
+}
+
+/** The HTTP server: every route, the pipeline as the global guard, one pipe, one filter. */
+@Module({})
 export class AppModule {}
+
+/** MCP over stdio for a local agent: the tools and the pipeline, logs on stderr, no HTTP. */
+@Module({})
+export class McpStdioModule {}
+
+/** The operator CLI: settings, store, keys and doctor, no HTTP. */
+@Module({})
+export class CliModule {}
+
+/** What every process shares: settings, the store and the configuration tree. */
+const FOUNDATION: Imported[] = [SettingsModule, StoreModule, ConfigurationModule];
+
+/**
+ * The three root modules, side by side from one factory, so that what each mounts is read in one
+ * place: the server, the stdio MCP server and the CLI run the same settings, store, keys and tools.
+ */
+export function rootModule(
+  kind: 'server' | 'stdio' | 'cli',
+  { tools = TOOL_MODULES, imports = [] }: RootOptions = {},
+): DynamicModule {
+  switch (kind) {
+    case 'server':
+      return {
+        module: AppModule,
+        imports: [
+          ...FOUNDATION,
+          LoggingModule,
+          InvocationModule,
+          AuthModule,
+          ToolsModule,
+          HealthModule,
+          MetricsModule,
+          McpModule,
+          ...tools,
+          ...imports,
+        ],
+        providers: [
+          // Every keyed route and tool call: authenticate, scope, rate limit, quota (the pipeline).
+          { provide: APP_GUARD, useExisting: InvocationGuard },
+          // Then the body: strict types, unknown fields refused, pydantic-shaped 400s.
+          { provide: APP_PIPE, useClass: ApiValidationPipe },
+          // Whatever is thrown becomes {detail}.
+          { provide: APP_FILTER, useClass: AllExceptionsFilter },
+          InitialKeyBootstrap,
+          RouteTable,
+        ],
+      };
+    case 'stdio':
+      return {
+        module: McpStdioModule,
+        imports: [
+          ...FOUNDATION,
+          StderrLoggingModule,
+          InvocationModule,
+          ToolsModule,
+          McpCoreModule,
+          ...tools,
+          ...imports,
+        ],
+      };
+    case 'cli':
+      return {
+        module: CliModule,
+        imports: [...FOUNDATION, StderrLogCoreModule, KeysModule, DoctorModule, ...imports],
+      };
+  }
+}

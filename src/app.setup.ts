@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import { setupOpenApi } from './docs/openapi';
-import { JSON_INVALID, MAX_BODY_DEPTH, TOO_DEEP } from './errors/validation';
+import { JSON_INVALID, MAX_BODY_DEPTH, TOO_DEEP } from './validation/validation.pipe';
 import { hardenHttpServer } from './http/http-server';
 import { jsonDeeperThan } from './http/json-depth';
 import { rejectMalformedPaths } from './http/request-path';

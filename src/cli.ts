@@ -1,18 +1,9 @@
 import 'reflect-metadata';
-import { INestApplicationContext, Module } from '@nestjs/common';
+import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ApiKeysService, KeyRequestError, toView } from './auth/api-keys.service';
-import { KeysModule } from './auth/auth.module';
-import { StderrLogCoreModule } from './logging/logging.module';
-import { SettingsModule } from './settings/settings.module';
-import { StoreModule } from './store/store.module';
-import { DoctorModule } from './tools/doctor/doctor.module';
 import { DoctorService } from './tools/doctor/doctor.service';
-
-/** The CLI's modules: the same settings, store and key service as the server, without HTTP. */
-@Module({ imports: [SettingsModule, StderrLogCoreModule, StoreModule, KeysModule, DoctorModule] })
-export class CliModule {}
 
 function wholeNumber(min: number) {
   return (raw: string): number => {
@@ -23,7 +14,9 @@ function wholeNumber(min: number) {
 }
 
 async function withContext<T>(work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
-  const app = await NestFactory.createApplicationContext(CliModule, {
+  // Loaded on use: `--help` and bad usage need none of the modules.
+  const { rootModule } = await import('./app.module');
+  const app = await NestFactory.createApplicationContext(rootModule('cli'), {
     logger: false,
     abortOnError: false,
   });
@@ -144,9 +137,19 @@ export function buildCli(): Command {
     )
     .action(async (opts: { key?: string }) => {
       if (!opts.key) throw new KeyRequestError('An API key is required: --key or MCP_API_KEY');
-      // Loaded here: the tools' modules are not needed by the other commands.
+      const { Logger } = await import('nestjs-pino');
+      const { rootModule } = await import('./app.module');
       const { serveMcpOverStdio } = await import('./mcp/mcp.stdio');
-      await serveMcpOverStdio(opts.key);
+      const app = await NestFactory.createApplicationContext(rootModule('stdio'), {
+        logger: false,
+        abortOnError: false,
+      });
+      app.useLogger(app.get(Logger));
+      try {
+        await serveMcpOverStdio(app, opts.key);
+      } finally {
+        await app.close();
+      }
     });
 
   return program;

@@ -1,18 +1,21 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module';
+import { rootModule } from './app.module';
 import { configureApp } from './app.setup';
 import { SettingsError } from './settings/settings';
 import { StoreUnavailableError } from './store/store';
-import { ConfigSourceError } from './tools/config/config.sources';
-import { ConfigService } from './tools/config/config.service';
+import { ConfigSourceError } from './configuration/configuration.sources';
+import { ConfigurationService } from './configuration/configuration.service';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule, { bufferLogs: true, abortOnError: false });
+  const app = await NestFactory.create(rootModule('server'), {
+    bufferLogs: true,
+    abortOnError: false,
+  });
   configureApp(app);
   // Initialised first: the listening address is part of the configuration tree.
   await app.init();
-  const { host, port } = app.get(ConfigService).listenAddress();
+  const { host, port } = app.get(ConfigurationService).listenAddress();
   await app.listen(port, host).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE' ? new Error(`${host}:${port} is already in use`) : error;
   });

@@ -4,7 +4,7 @@ import { WordCountModule } from './support/sample-tool.module';
 
 /**
  * README "Adding a tool": a tool written in one file (test/support/sample-tool.module.ts), mounted
- * beside AppModule and nothing else, gets everything the shipped tools get.
+ * beside the server's modules and nothing else, gets everything the shipped tools get.
  */
 describe('adding a tool: word_count from one file (e2e)', () => {
   let t: TestApp;

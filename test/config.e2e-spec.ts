@@ -6,13 +6,13 @@ import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
-import { AppModule } from '../src/app.module';
+import { rootModule } from '../src/app.module';
 import { LOG_DESTINATION, LogControl } from '../src/logging/log-control';
 import { ENVIRONMENT } from '../src/settings/settings';
 import { Store } from '../src/store/store';
-import { ConfigModule } from '../src/tools/config/config.module';
-import { ConfigKey } from '../src/tools/config/config.schema';
-import { ConfigService } from '../src/tools/config/config.service';
+import { ConfigurationModule } from '../src/configuration/configuration.module';
+import { ConfigKey } from '../src/configuration/configuration.schema';
+import { ConfigurationService } from '../src/configuration/configuration.service';
 import {
   baseEnv,
   bearer,
@@ -294,7 +294,7 @@ describe('config tools (e2e)', () => {
       expect((await overrides(t))['llm_config.api_key']).toBe(long);
       expect(t.logs.text()).not.toContain(secret);
       // The service itself reads the real value.
-      expect(await t.app.get(ConfigService).get('llm_config.api_key')).toBe(long);
+      expect(await t.app.get(ConfigurationService).get('llm_config.api_key')).toBe(long);
       expect(t.logs.text()).not.toContain(long);
     });
 
@@ -363,13 +363,13 @@ describe('config tools (e2e)', () => {
       const store = t.app.get(Store);
       await store.setOverride('logging.verbose', 'sometimes');
       expect((await get('logging.verbose')).body.value).toBe(false);
-      expect(await t.app.get(ConfigService).invalidOverrides()).toContainEqual({
+      expect(await t.app.get(ConfigurationService).invalidOverrides()).toContainEqual({
         key: 'logging.verbose',
         reason:
           "logging.verbose expects a boolean (true, false, yes or no, in any case); got 'sometimes'",
       });
-      await t.app.get(ConfigService).removeOverride('logging.verbose');
-      expect(await t.app.get(ConfigService).invalidOverrides()).toEqual([]);
+      await t.app.get(ConfigurationService).removeOverride('logging.verbose');
+      expect(await t.app.get(ConfigurationService).invalidOverrides()).toEqual([]);
     });
 
     it('needs services:execute', async () => {
@@ -387,7 +387,7 @@ describe('config tools (e2e)', () => {
       await tool(first, key, 'config_set', { key: 'llm_config.cache_enabled', value: 'no' });
       await tool(first, key, 'config_set', { key: 'logging.level', value: 'Warn' });
       await tool(first, key, 'config_set', { key: 'server.port', value: '9123' });
-      const config = first.app.get(ConfigService);
+      const config = first.app.get(ConfigurationService);
       expect(config.listenAddress()).toEqual({ host: '0.0.0.0', port: 8000 });
       expect(await config.pendingRestart()).toEqual([
         { key: 'server.port', running: 8000, configured: 9123 },
@@ -400,11 +400,11 @@ describe('config tools (e2e)', () => {
         expect((await get('llm_config.cache_enabled')).body.value).toBe(false);
         expect((await get('logging.level')).body.value).toBe('warn');
         expect(second.app.get(LogControl).level).toBe('warn');
-        expect(second.app.get(ConfigService).listenAddress()).toEqual({
+        expect(second.app.get(ConfigurationService).listenAddress()).toEqual({
           host: '0.0.0.0',
           port: 9123,
         });
-        expect(await second.app.get(ConfigService).pendingRestart()).toEqual([]);
+        expect(await second.app.get(ConfigurationService).pendingRestart()).toEqual([]);
       } finally {
         await second.close();
       }
@@ -434,7 +434,7 @@ describe('config tools (e2e)', () => {
 
       const second = await startApp({ dataDir: first.dataDir });
       try {
-        const config = second.app.get(ConfigService);
+        const config = second.app.get(ConfigurationService);
         expect(config.listenAddress().port).toBe(8000);
         expect(second.app.get(LogControl).level).toBe('info');
         expect((await config.invalidOverrides()).map((o) => o.key).sort()).toEqual([
@@ -504,10 +504,13 @@ describe('config tools (e2e)', () => {
         logging: { level: 'warn', verbose: false },
         server: { host: '127.0.0.1', port: 9200 },
       });
-      expect(t.app.get(ConfigService).listenAddress()).toEqual({ host: '127.0.0.1', port: 9200 });
+      expect(t.app.get(ConfigurationService).listenAddress()).toEqual({
+        host: '127.0.0.1',
+        port: 9200,
+      });
       expect(t.app.get(LogControl).level).toBe('warn');
       const where = async (k: string) => {
-        const { layer, variable } = await t.app.get(ConfigService).resolve(k);
+        const { layer, variable } = await t.app.get(ConfigurationService).resolve(k);
         return { layer, variable };
       };
       expect(await where('llm_config.cache_dir')).toEqual({
@@ -557,11 +560,11 @@ describe('config tools (e2e)', () => {
   });
 
   describe('start-up stops on an invalid CONFIG_FILE or environment', () => {
-    /** AppModule as startApp builds it, closed again whatever happens (no leaked signal hooks). */
+    /** The server's root module as startApp builds it, closed again whatever happens (no leaked signal hooks). */
     const failsWith = async (env: Record<string, string>, message: RegExp) => {
       __resetOutOfContextForTests();
       const start = async () => {
-        const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+        const moduleRef = await Test.createTestingModule({ imports: [rootModule('server')] })
           .overrideProvider(ENVIRONMENT)
           .useValue({ ...baseEnv(), DATA_DIR: tempDataDir(), ...env })
           .overrideProvider(LOG_DESTINATION)
@@ -614,7 +617,7 @@ describe('config tools (e2e)', () => {
     it('treats an empty variable as unset', async () => {
       const t = await startApp({ env: { PORT: '', APP__LOGGING__LEVEL: '' } });
       try {
-        expect(t.app.get(ConfigService).listenAddress().port).toBe(8000);
+        expect(t.app.get(ConfigurationService).listenAddress().port).toBe(8000);
       } finally {
         await t.close();
       }
@@ -624,7 +627,7 @@ describe('config tools (e2e)', () => {
   describe('a tool module contributes its own section', () => {
     @Injectable()
     class SampleService {
-      constructor(private readonly config: ConfigService) {}
+      constructor(private readonly config: ConfigurationService) {}
       ratio(): Promise<unknown> {
         return this.config.get('sample.ratio');
       }
@@ -632,7 +635,7 @@ describe('config tools (e2e)', () => {
 
     @Module({
       imports: [
-        ConfigModule.forFeature({
+        ConfigurationModule.forFeature({
           name: 'sample',
           description: 'A sample tool.',
           keys: {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IntField, StringField, StringListField } from '../tools/fields';
+import { IntField, StringField, StringListField } from '../validation/fields';
 import { SCOPE_TEMPLATES } from './scopes';
 
 export class CreateApiKeyInput {

@@ -8,7 +8,7 @@ import { ApiKeyView, CreateApiKeyInput, CreatedApiKey, Me, RevokedApiKey } from 
 import { CurrentKey, Scopes } from './auth.decorators';
 import type { AuthenticatedKey } from './authenticated-key';
 import { escalates, mayManage } from './escalation';
-import { INSUFFICIENT_PERMISSIONS } from './scopes.guard';
+import { INSUFFICIENT_PERMISSIONS } from './auth.errors';
 
 @ApiTags('auth')
 @ApiBearerAuth()

@@ -1,22 +1,25 @@
 import { Module } from '@nestjs/common';
-import { ApiKeyGuard } from './api-key.guard';
-import { ApiKeysService } from './api-keys.service';
-import { AuthController } from './auth.controller';
-import { ScopesGuard } from './scopes.guard';
 import { LimitsModule } from '../limits/limits.module';
+import { ApiKeysService } from './api-keys.service';
+import { AuthFailureLimiter } from './auth-failure.limiter';
+import { AuthController } from './auth.controller';
+import { UsageController } from './usage.controller';
 
-/** Keys and their checks; the guards are registered globally in AppModule, in order. */
+/** Keys and failed-authentication counts without HTTP: for the pipeline, the CLI and stdio MCP. */
 @Module({
   imports: [LimitsModule],
-  controllers: [AuthController],
-  providers: [ApiKeysService, ApiKeyGuard, ScopesGuard],
-  exports: [ApiKeysService, ApiKeyGuard, ScopesGuard],
-})
-export class AuthModule {}
-
-/** Key management without HTTP: for the operator CLI. */
-@Module({
-  providers: [ApiKeysService],
-  exports: [ApiKeysService],
+  providers: [ApiKeysService, AuthFailureLimiter],
+  exports: [ApiKeysService, AuthFailureLimiter],
 })
 export class KeysModule {}
+
+/**
+ * The routes about keys (`/api/v1/auth/*`, `/api/v1/usage`). Authentication and scope checks of a
+ * request are steps of the invocation pipeline (src/invocation/).
+ */
+@Module({
+  imports: [KeysModule, LimitsModule],
+  controllers: [AuthController, UsageController],
+  exports: [KeysModule],
+})
+export class AuthModule {}

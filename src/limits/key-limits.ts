@@ -1,8 +1,15 @@
-import type { AuthenticatedKey } from '../auth/authenticated-key';
 import type { PlanLimits, Settings } from '../settings/settings';
 
+/** What limits need to know of a key: its id, its plan and its own limits (an API key has them). */
+export interface LimitedKey {
+  id: string;
+  plan: string;
+  daily_limit: number | null;
+  rate_limit: number | null;
+}
+
 /** A key's own limits beat its plan's; a plan the operator has since removed gives the default plan's. */
-export function effectiveLimits(key: AuthenticatedKey, settings: Settings): PlanLimits {
+export function effectiveLimits(key: LimitedKey, settings: Settings): PlanLimits {
   const plan = settings.plans[key.plan] ?? settings.plans[settings.defaultPlan];
   return {
     daily_limit: key.daily_limit ?? plan.daily_limit,
@@ -27,10 +34,10 @@ export function keyRateStorageKey(keyId: string): string {
 }
 
 /**
- * The one rate budget of a key, shared by REST (KeyRateLimitGuard) and MCP (KeyRateLimiter) so
- * that a client cannot double its rate by switching protocols.
+ * The one rate budget of a key, shared by REST and MCP (both count through KeyRateLimiter) so that
+ * a client cannot double its rate by switching protocols.
  */
-export function keyRateBudget(key: AuthenticatedKey, settings: Settings): KeyRateBudget {
+export function keyRateBudget(key: LimitedKey, settings: Settings): KeyRateBudget {
   return {
     throttler: KEY_THROTTLER,
     storageKey: keyRateStorageKey(key.id),

@@ -1,14 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { Settings, SETTINGS } from '../settings/settings';
-import { keyRateBudget } from './key-limits';
+import { keyRateBudget, LimitedKey } from './key-limits';
 import type { BudgetStorage } from './memory-throttler.storage';
 import { rateLimitExceeded, rateLimitHeaders } from './rate-limit.headers';
 
 /**
- * The per-key rate limit for calls that do not go through KeyRateLimitGuard (MCP's tools/call):
- * the same storage, storage key and limit, so REST and MCP draw on one budget.
+ * The per-key rate limit of every keyed request, REST and MCP alike: one budget per key in the
+ * throttler's storage (in memory, or Redis shared by every instance).
  */
 @Injectable()
 export class KeyRateLimiter {
@@ -17,8 +16,11 @@ export class KeyRateLimiter {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** Counts one call, or throws 429 when the key's budget for this window is spent. */
-  async consume(key: AuthenticatedKey): Promise<void> {
+  /**
+   * Counts one call, or throws 429 when the key's budget for this window is spent. Returns the
+   * X-RateLimit-* headers of the answer (as @nestjs/throttler's guard sets them).
+   */
+  async consume(key: LimitedKey): Promise<Record<string, number>> {
     const budget = keyRateBudget(key, this.settings);
     const hit = await this.storage.increment(
       budget.storageKey,
@@ -28,13 +30,18 @@ export class KeyRateLimiter {
       budget.throttler,
     );
     if (hit.isBlocked) throw rateLimitExceeded(budget.limit, budget.ttlMs, hit.timeToBlockExpire);
+    return {
+      'X-RateLimit-Limit': budget.limit,
+      'X-RateLimit-Remaining': Math.max(0, budget.limit - hit.totalHits),
+      'X-RateLimit-Reset': hit.timeToExpire,
+    };
   }
 
   /**
    * Counts `n` calls at once, all or none: throws 429 when they do not all fit in what remains of
    * the key's budget for this window (nothing is counted then). Returns the X-RateLimit-* headers.
    */
-  async consumeMany(key: AuthenticatedKey, n: number): Promise<Record<string, number>> {
+  async consumeMany(key: LimitedKey, n: number): Promise<Record<string, number>> {
     const budget = keyRateBudget(key, this.settings);
     const result = await this.storage.take(
       budget.storageKey,

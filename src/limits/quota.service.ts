@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { ApiError } from '../errors/api-error';
 import { Settings, SETTINGS } from '../settings/settings';
 import { Store } from '../store/store';
 import { Clock, nextUtcMidnight, utcDay } from './clock';
-import { effectiveLimits } from './key-limits';
+import { effectiveLimits, LimitedKey } from './key-limits';
 
 export interface QuotaState {
   limit: number | null;
@@ -50,7 +49,7 @@ export class QuotaService {
   }
 
   /** Counts one call, or throws 402 when the day's limit is used up (a refused call is not counted). */
-  async consume(key: AuthenticatedKey): Promise<QuotaState> {
+  async consume(key: LimitedKey): Promise<QuotaState> {
     const { daily_limit: limit } = effectiveLimits(key, this.settings);
     const { day, resetsAt, resetSeconds } = this.window();
     const result = await this.store.consumeQuota(key.id, day, limit);
@@ -69,7 +68,7 @@ export class QuotaService {
     return this.state(limit, result.used, resetsAt, resetSeconds);
   }
 
-  async usage(key: AuthenticatedKey): Promise<QuotaState> {
+  async usage(key: LimitedKey): Promise<QuotaState> {
     const { daily_limit: limit } = effectiveLimits(key, this.settings);
     const { day, resetsAt, resetSeconds } = this.window();
     return this.state(limit, await this.store.getUsage(key.id, day), resetsAt, resetSeconds);

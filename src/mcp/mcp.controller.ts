@@ -1,11 +1,11 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Response } from 'express';
 import { BearerErrorCodes, CurrentKey, Scopes } from '../auth/auth.decorators';
 import type { ApiRequest, AuthenticatedKey } from '../auth/authenticated-key';
-import { isPlainObject } from '../errors/validation';
+import { isPlainObject } from '../validation/validation.pipe';
+import { CountsOwnRate } from '../invocation/invocation.decorators';
 import { KeyRateLimiter } from '../limits/key-rate-limiter';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import { McpServerFactory } from './mcp.server';
@@ -37,7 +37,7 @@ export class McpController {
   @Post()
   @Scopes([TOOL_SCOPE])
   @BearerErrorCodes()
-  @SkipThrottle()
+  @CountsOwnRate()
   async handle(
     @CurrentKey() key: AuthenticatedKey,
     @Req() req: ApiRequest,
@@ -48,7 +48,13 @@ export class McpController {
       const headers = await this.rateLimiter.consumeMany(key, requests);
       for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     }
-    const server = this.servers.create(() => Promise.resolve(key), { rateCounted: true });
+    const server = this.servers.create({
+      transport: 'mcp-http',
+      authorization: [],
+      client: req.ip ?? 'unknown',
+      rateCounted: true,
+      key,
+    });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -1,15 +1,15 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { InvocationModule } from '../invocation/invocation.module';
 import { LimitsModule } from '../limits/limits.module';
 import { McpController, MCP_PATH } from './mcp.controller';
 import { McpOriginMiddleware } from './mcp-origin.middleware';
 import { McpServerFactory } from './mcp.server';
-import { ToolInvoker } from './tool.invoker';
 
 /** The MCP server over the tool registry and the ToolInvoker, for any transport (HTTP or stdio). */
 @Module({
-  imports: [LimitsModule],
-  providers: [ToolInvoker, McpServerFactory],
-  exports: [ToolInvoker, McpServerFactory],
+  imports: [InvocationModule],
+  providers: [McpServerFactory],
+  exports: [McpServerFactory, InvocationModule],
 })
 export class McpCoreModule {}
 

@@ -9,19 +9,12 @@ import {
   McpError,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { ValidationFailed, ValidationIssue } from '../errors/api-error';
 import { errorAnswer, STATUS_TEXT } from '../errors/all-exceptions.filter';
-import { isPlainObject } from '../errors/validation';
+import { isPlainObject } from '../validation/validation.pipe';
 import { Settings, SETTINGS } from '../settings/settings';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
-import { ToolInvoker } from './tool.invoker';
-
-/**
- * The key a tools/call runs as. Over HTTP it is the request's (authenticated by ApiKeyGuard); over
- * stdio the key is checked again on every call, so a revoked or expired key stops working at once.
- */
-export type KeySource = () => Promise<AuthenticatedKey>;
+import { ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
 
 /**
  * A JSON-RPC error whose message is exactly ours: McpError prefixes `MCP error <code>: ` to its
@@ -92,10 +85,12 @@ export class McpServerFactory {
   ) {}
 
   /**
-   * `rateCounted`: the transport already counted each request against the key's rate limit (HTTP),
-   * so a tools/call is not counted again; over stdio it is.
+   * A server whose tools/call runs as `caller`. Over HTTP the caller's key is the request's
+   * (authenticated by the pipeline) and each JSON-RPC request was counted against its rate limit;
+   * over stdio the key is authenticated again on every call (a revoked key stops working at once)
+   * and each call counts against the rate limit in the pipeline.
    */
-  create(keySource: KeySource, options: { rateCounted: boolean }): Server {
+  create(caller: ToolCaller): Server {
     const server = new Server(
       { name: 'tool-invocation-service', version: this.settings.version },
       { capabilities: { tools: {} } },
@@ -104,16 +99,16 @@ export class McpServerFactory {
       tools: this.registry.list().map(describeTool),
     }));
     server.setRequestHandler(CallToolWithAnyArguments, ({ params }) =>
-      this.callTool(keySource, String(params.name), params.arguments, options.rateCounted),
+      this.callTool(caller, String(params.name), params.arguments),
     );
     return server;
   }
 
-  private async callTool(keySource: KeySource, name: string, args: unknown, rateCounted: boolean) {
+  private async callTool(caller: ToolCaller, name: string, args: unknown) {
     const tool = this.registry.get(name);
     if (!tool) throw unknownTool(name);
     try {
-      return success(await this.invoker.invoke(await keySource(), tool, args, { rateCounted }));
+      return success(await this.invoker.invoke(caller, tool, args));
     } catch (error) {
       if (error instanceof ValidationFailed) throw invalidArguments(name, error.issues);
       return this.refusal(name, error);

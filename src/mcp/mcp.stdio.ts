@@ -1,54 +1,20 @@
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { HttpException, INestApplicationContext } from '@nestjs/common';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { Logger } from 'nestjs-pino';
 import type { Readable, Writable } from 'node:stream';
-import { TOOL_MODULES } from '../app.module';
-import { notAuthenticated } from '../auth/api-key.guard';
-import { ApiKeysService } from '../auth/api-keys.service';
-import { KeysModule } from '../auth/auth.module';
-import type { AuthenticatedKey } from '../auth/authenticated-key';
-import { hasScope } from '../auth/scopes';
-import { INSUFFICIENT_PERMISSIONS } from '../auth/scopes.guard';
-import { LimitsModule } from '../limits/limits.module';
-import { StderrLoggingModule } from '../logging/logging.module';
-import { SettingsModule } from '../settings/settings.module';
-import { StoreModule } from '../store/store.module';
+import { INSUFFICIENT_PERMISSIONS } from '../auth/auth.errors';
+import { InvocationPipeline } from '../invocation/invocation.pipeline';
+import { ToolCaller } from '../invocation/tool.invoker';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
-import { ToolsModule } from '../tools/tools.module';
-import { McpCoreModule } from './mcp.module';
 import { McpServerFactory } from './mcp.server';
-
-/**
- * The server's services without HTTP: the same settings, store, keys, limits and tools, with logs on
- * stderr because stdout carries the protocol.
- */
-@Module({
-  imports: [
-    SettingsModule,
-    StderrLoggingModule,
-    StoreModule,
-    KeysModule,
-    LimitsModule,
-    ToolsModule,
-    McpCoreModule,
-    ...TOOL_MODULES,
-  ],
-})
-export class McpStdioModule {}
 
 /** Why the stdio server would not start: printed on stderr by the CLI. */
 export class McpStdioRefused extends Error {}
 
-async function authenticate(keys: ApiKeysService, token: string): Promise<AuthenticatedKey> {
-  const key = await keys.authenticate(token);
-  if (!key) throw notAuthenticated('Invalid API key');
-  return key;
-}
-
 /** Stops the server when the client closes stdin or the process is told to stop; returns the unhook. */
 function untilClosed(stdin: Readable, stop: () => Promise<void>): () => void {
-  const onEnd = () => void stop();
+  const onEnd = () => {
+    stop().catch(() => undefined);
+  };
   stdin.once('end', onEnd);
   process.once('SIGINT', onEnd);
   process.once('SIGTERM', onEnd);
@@ -59,40 +25,58 @@ function untilClosed(stdin: Readable, stop: () => Promise<void>): () => void {
   };
 }
 
+/** The stdio caller: its key as a bearer value, checked by the pipeline on every call. */
+function stdioCaller(token: string): ToolCaller {
+  return {
+    transport: 'mcp-stdio',
+    authorization: [`Bearer ${token}`],
+    client: 'stdio',
+    rateCounted: false,
+  };
+}
+
 /**
- * Serves MCP over stdio as the given key until the client goes away. The key must be valid and hold
- * services:execute to start, and is checked again on every tools/call (a revoked key stops working);
- * calls count against its rate limit and daily quota exactly as over HTTP.
+ * The key must be valid and hold services:execute for the server to start: the pipeline's own
+ * authentication and scope steps, not counted against the rate limit.
+ */
+async function admit(app: INestApplicationContext, token: string): Promise<void> {
+  try {
+    await app.get(InvocationPipeline).check({
+      ...stdioCaller(token),
+      rateCounted: true,
+      scopes: [TOOL_SCOPE],
+      bearerErrorCodes: false,
+      headers: {},
+    });
+  } catch (error) {
+    if (!(error instanceof HttpException) || error.getStatus() >= 500) throw error;
+    const { detail } = error.getResponse() as { detail?: unknown };
+    if (typeof detail !== 'string') throw error;
+    throw new McpStdioRefused(
+      detail === INSUFFICIENT_PERMISSIONS ? `${detail} The key needs ${TOOL_SCOPE}.` : detail,
+    );
+  }
+}
+
+/**
+ * Serves MCP over the given streams as one key until the client goes away, on an application
+ * context built by `rootModule('stdio')` (the CLI passes process.stdin/stdout; tests, streams of
+ * their own). Calls count against the key's rate limit and daily quota exactly as over HTTP.
  */
 export async function serveMcpOverStdio(
+  app: INestApplicationContext,
   token: string,
   stdin: Readable = process.stdin,
   stdout: Writable = process.stdout,
 ): Promise<void> {
-  const app = await NestFactory.createApplicationContext(McpStdioModule, {
-    logger: false,
-    abortOnError: false,
-  });
-  app.useLogger(app.get(Logger));
+  await admit(app, token);
+  const server = app.get(McpServerFactory).create(stdioCaller(token));
+  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  const release = untilClosed(stdin, () => server.close());
   try {
-    const keys = app.get(ApiKeysService);
-    const key = await keys.authenticate(token);
-    if (!key) throw new McpStdioRefused('Invalid API key');
-    if (!hasScope(key.scopes, TOOL_SCOPE)) {
-      throw new McpStdioRefused(`${INSUFFICIENT_PERMISSIONS} The key needs ${TOOL_SCOPE}.`);
-    }
-    const server = app
-      .get(McpServerFactory)
-      .create(() => authenticate(keys, token), { rateCounted: false });
-    const closed = new Promise<void>((resolve) => (server.onclose = resolve));
-    const release = untilClosed(stdin, () => server.close());
-    try {
-      await server.connect(new StdioServerTransport(stdin, stdout));
-      await closed;
-    } finally {
-      release();
-    }
+    await server.connect(new StdioServerTransport(stdin, stdout));
+    await closed;
   } finally {
-    await app.close();
+    release();
   }
 }

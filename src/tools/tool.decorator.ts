@@ -1,11 +1,11 @@
-import { applyDecorators, Controller, HttpCode, Post, SetMetadata, Type } from '@nestjs/common';
+import { applyDecorators, Controller, HttpCode, Post, Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Scopes } from '../auth/auth.decorators';
 import type { Scope } from '../auth/scopes';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 
 export const TOOLS_PATH = 'api/v1/services';
-export const TOOL_METADATA = 'tool:definition';
 /** The scope every tool call needs, over REST and MCP. */
 export const TOOL_SCOPE: Scope = 'services:execute';
 
@@ -19,6 +19,9 @@ export interface ToolDefinition {
   output: Type<object>;
 }
 
+/** The definition a @Tool() handler carries, typed: `reflector.get(ToolMetadata, handler)`. */
+export const ToolMetadata = Reflector.createDecorator<ToolDefinition>();
+
 /**
  * Marks a controller method as a tool: `POST /api/v1/services/<name>`, answered 200, needing
  * `services:execute`, metered by the daily quota, listed by discovery and documented in OpenAPI.
@@ -29,7 +32,7 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     throw new Error(`Tool name '${definition.name}' must match [a-z][a-z0-9_]*`);
   }
   return applyDecorators(
-    SetMetadata(TOOL_METADATA, definition),
+    ToolMetadata(definition),
     Post(definition.name),
     HttpCode(200),
     Scopes([TOOL_SCOPE]),

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { TOOL_METADATA, ToolDefinition, TOOLS_PATH } from './tool.decorator';
+import { ToolDefinition, ToolMetadata, TOOLS_PATH } from './tool.decorator';
 import { JsonSchema, jsonSchemaOf } from './tool.schema';
 
 export interface RegisteredTool extends ToolDefinition {
@@ -30,7 +30,7 @@ export class ToolRegistry implements OnModuleInit {
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const handler = instance[method] as (input: object) => unknown;
-        const definition = this.reflector.get<ToolDefinition | undefined>(TOOL_METADATA, handler);
+        const definition = this.reflector.get(ToolMetadata, handler);
         if (!definition) continue;
         if (this.tools.has(definition.name)) {
           throw new Error(`Two tools are named '${definition.name}'`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import request from 'supertest';
 import type { App } from 'supertest/types';
-import { AppModule } from '../../src/app.module';
+import { rootModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { INITIAL_KEY_FILE } from '../../src/auth/initial-key';
 import { LOG_DESTINATION } from '../../src/logging/log-control';
@@ -35,7 +35,7 @@ export interface TestAppOptions {
   /** Environment of the app; DATA_DIR is filled in. The test process's own environment is not used. */
   env?: Record<string, string>;
   dataDir?: string;
-  /** Extra modules mounted beside AppModule (a sample tool, a failing tool). */
+  /** Extra modules mounted beside the server's own (a sample tool, a failing tool, a pipeline step). */
   imports?: Type<unknown>[];
   configure?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
@@ -66,14 +66,16 @@ export function baseEnv(dataDir?: string): Record<string, string> {
   return redisTestEnv(dataDir);
 }
 
-/** Starts the real application (AppModule + configureApp) on a fresh or given data directory. */
+/** Starts the real application (rootModule('server') + configureApp) on a fresh or given data directory. */
 export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? tempDataDir();
   const env = { ...baseEnv(dataDir), DATA_DIR: dataDir, ...options.env };
   const logs = new LogCapture();
   // nestjs-pino keeps the first app's logger for logs outside a request; each test app gets its own.
   __resetOutOfContextForTests();
-  let builder = Test.createTestingModule({ imports: [AppModule, ...(options.imports ?? [])] })
+  let builder = Test.createTestingModule({
+    imports: [rootModule('server', { imports: options.imports })],
+  })
     .overrideProvider(ENVIRONMENT)
     .useValue(env)
     .overrideProvider(LOG_DESTINATION)

@@ -1,13 +1,13 @@
 /**
  * A complete tool in one file, as README "Adding a tool" shows it. In the service the same code is
  * split into src/tools/word_count/ (dto, service, controller, module) plus one line in app.module.ts;
- * here a test mounts the module beside AppModule. Nothing else is written for it: its route,
+ * here a test mounts the module beside the server's modules. Nothing else is written for it: its route,
  * validation, auth, scope, rate limit, quota, discovery entry, OpenAPI entry and metrics all come
  * from `@Tool()` and the field decorators.
  */
 import { Body, Injectable, Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { BoolField, StringField } from '../../src/tools/fields';
+import { BoolField, StringField } from '../../src/validation/fields';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
 // The input: each field decorator gives both the validation rule and the JSON Schema property.

@@ -1,6 +1,6 @@
 /**
  * A real server process for the graceful-shutdown test, started as main.ts starts the service
- * (AppModule, configureApp, listen) plus one slow tool, on a free loopback port that it prints as
+ * (rootModule('server'), configureApp, listen) plus one slow tool, on a free loopback port that it prints as
  * `listening <port>`. Run with `node -r ts-node/register/transpile-only test/support/slow-server.ts`.
  *
  * The `slow` tool prints `in-flight` when called, then answers only once the process has received
@@ -14,7 +14,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppModule } from '../../src/app.module';
+import { rootModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
@@ -44,11 +44,13 @@ class SlowController {
   }
 }
 
-@Module({ imports: [AppModule], controllers: [SlowController] })
-class SlowServerModule {}
+@Module({ controllers: [SlowController] })
+class SlowToolModule {}
 
 async function main(): Promise<void> {
-  const app = await NestFactory.create(SlowServerModule, { bufferLogs: true });
+  const app = await NestFactory.create(rootModule('server', { imports: [SlowToolModule] }), {
+    bufferLogs: true,
+  });
   configureApp(app);
   await app.listen(0, '127.0.0.1');
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;

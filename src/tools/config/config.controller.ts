@@ -8,11 +8,11 @@ import {
   ConfigShowInput,
   ConfigShowResult,
 } from './config.dto';
-import { ConfigService } from './config.service';
+import { ConfigurationService } from '../../configuration/configuration.service';
 
 @ToolController()
 export class ConfigController {
-  constructor(private readonly config: ConfigService) {}
+  constructor(private readonly config: ConfigurationService) {}
 
   @Tool({
     name: 'config_show',

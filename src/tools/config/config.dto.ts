@@ -1,7 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { StringField } from '../fields';
-import type { ConfigScalar, ConfigTree, ConfigValue } from './config.schema';
-import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from './config.schema';
+import { StringField } from '../../validation/fields';
+import type {
+  ConfigScalar,
+  ConfigTree,
+  ConfigValue,
+} from '../../configuration/configuration.schema';
+import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from '../../configuration/configuration.schema';
 
 const KEY_FIELD = {
   description: 'Dot-separated configuration path, such as `logging.level` or `server`.',

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { BoolField } from '../fields';
+import { BoolField } from '../../validation/fields';
 
 export class DoctorInput {
   @BoolField({

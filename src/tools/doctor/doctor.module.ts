@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ConfigModule } from '../config/config.module';
+import { ConfigurationModule } from '../../configuration/configuration.module';
 import { ApiKeysCheck } from './checks/api-keys.check';
 import { CacheDirectoryCheck } from './checks/cache-directory.check';
 import { ConfigFileCheck } from './checks/config-file.check';
@@ -14,7 +14,7 @@ import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
 
 @Module({
-  imports: [DiscoveryModule, ConfigModule],
+  imports: [DiscoveryModule, ConfigurationModule],
   controllers: [DoctorController],
   providers: [
     DoctorService,

@@ -4,7 +4,7 @@ import { privateDir } from '../../../common/private-files';
 import { resolve } from 'node:path';
 import { liesInside } from '../../../common/paths';
 import { Settings, SETTINGS } from '../../../settings/settings';
-import { ConfigService } from '../../config/config.service';
+import { ConfigurationService } from '../../../configuration/configuration.service';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
 
 interface CacheState {
@@ -25,7 +25,7 @@ export class CacheDirectoryCheck implements HealthCheck, OnApplicationBootstrap 
   readonly name = 'cache_directory';
 
   constructor(
-    private readonly config: ConfigService,
+    private readonly config: ConfigurationService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 

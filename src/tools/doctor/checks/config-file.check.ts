@@ -6,8 +6,8 @@ import {
   Settings,
   SETTINGS,
 } from '../../../settings/settings';
-import { readConfigFile } from '../../config/config.sources';
-import { ConfigService } from '../../config/config.service';
+import { readConfigFile } from '../../../configuration/configuration.sources';
+import { ConfigurationService } from '../../../configuration/configuration.service';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass } from '../doctor-check';
 
 /**
@@ -20,7 +20,7 @@ export class ConfigFileCheck implements HealthCheck {
   readonly name = 'config_file';
 
   constructor(
-    private readonly config: ConfigService,
+    private readonly config: ConfigurationService,
     @Inject(SETTINGS) private readonly settings: Settings,
     @Inject(ENVIRONMENT) private readonly env: Environment,
   ) {}

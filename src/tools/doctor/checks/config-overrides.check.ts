@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '../../config/config.service';
+import { ConfigurationService } from '../../../configuration/configuration.service';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
 
 /** Stored overrides the schema rejects are ignored; fixing removes them (and only them). */
@@ -8,7 +8,7 @@ import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-ch
 export class ConfigOverridesCheck implements HealthCheck {
   readonly name = 'config_overrides';
 
-  constructor(private readonly config: ConfigService) {}
+  constructor(private readonly config: ConfigurationService) {}
 
   async run(): Promise<CheckOutcome> {
     const snapshot = await this.config.snapshot();

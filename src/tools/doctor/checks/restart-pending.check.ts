@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigService } from '../../config/config.service';
+import { ConfigurationService } from '../../../configuration/configuration.service';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
 
 /** Keys read once at start-up (`server.*`) configured differently from what the process runs with. */
@@ -8,7 +8,7 @@ import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-ch
 export class RestartPendingCheck implements HealthCheck {
   readonly name = 'restart_pending';
 
-  constructor(private readonly config: ConfigService) {}
+  constructor(private readonly config: ConfigurationService) {}
 
   async run(): Promise<CheckOutcome> {
     const pending = await this.config.pendingRestart();

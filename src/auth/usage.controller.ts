@@ -1,9 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { CurrentKey } from '../auth/auth.decorators';
+import { CurrentKey } from './auth.decorators';
 import { ApiErrors, KEYED_ERRORS } from '../docs/api-errors';
-import type { AuthenticatedKey } from '../auth/authenticated-key';
-import { QuotaService } from './quota.service';
+import type { AuthenticatedKey } from './authenticated-key';
+import { QuotaService } from '../limits/quota.service';
 
 class UsageView {
   @ApiProperty() plan: string;

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { liesInside } from '../../common/paths';
-import { ApiError, ValidationFailed } from '../../errors/api-error';
-import { LogControl, LogLevel } from '../../logging/log-control';
-import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../../settings/settings';
-import { Store } from '../../store/store';
-import { parseRaw } from './config.coercion';
+import { liesInside } from '../common/paths';
+import { ApiError, ValidationFailed } from '../errors/api-error';
+import { LogControl, LogLevel } from '../logging/log-control';
+import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../settings/settings';
+import { Store } from '../store/store';
+import { parseRaw } from './coercion';
 import {
   ConfigScalar,
   ConfigSchema,
@@ -16,7 +16,7 @@ import {
   CORE_SECTIONS,
   isWellFormedKey,
   SchemaKey,
-} from './config.schema';
+} from './configuration.schema';
 import {
   EnvPin,
   InvalidOverride,
@@ -24,7 +24,7 @@ import {
   readConfigFile,
   readEnvironment,
   sortOverrides,
-} from './config.sources';
+} from './configuration.sources';
 
 /** How a secret that is set is shown. */
 export const REDACTED = '********';
@@ -68,7 +68,7 @@ interface Loaded {
  * start and whenever the overrides change.
  */
 @Injectable()
-export class ConfigService implements OnModuleInit, OnModuleDestroy {
+export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Config');
   private loading?: Promise<Loaded>;
   private loaded?: Loaded;
@@ -121,7 +121,7 @@ export class ConfigService implements OnModuleInit, OnModuleDestroy {
     return this.loaded;
   }
 
-  /** Sections registered with `ConfigModule.forFeature()` anywhere in the application. */
+  /** Sections registered with `ConfigurationModule.forFeature()` anywhere in the application. */
   private contributedSections(): ConfigSectionDefinition[] {
     const found = new Set<ConfigSection>();
     for (const wrapper of this.discovery.getProviders()) {

@@ -6,7 +6,7 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
-import { MAX_ISSUES, ValidationFailed, ValidationIssue } from './api-error';
+import { MAX_ISSUES, ValidationFailed, ValidationIssue } from '../errors/api-error';
 
 /**
  * What a field decorator tells the error mapping about one class-validator constraint: the pydantic

@@ -1,5 +1,5 @@
-import { checkValue, Coerced, coerce, parseRaw, parseTyped } from './config.coercion';
-import { ConfigKey, ConfigKeySpec } from './config.schema';
+import { checkValue, Coerced, coerce, parseRaw, parseTyped } from './coercion';
+import { ConfigKey, ConfigKeySpec } from './configuration.schema';
 
 describe('coerce: the contract rules, in their order', () => {
   it.each<[string, Coerced]>([

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type { Request } from 'express';
 import { ApiError } from '../errors/api-error';
 import { Settings, SETTINGS } from '../settings/settings';
-import { rateLimitHeaders } from './rate-limit.headers';
+import { rateLimitHeaders } from '../limits/rate-limit.headers';
 
 /**
  * Failed authentications per client address, in the throttler's storage (shared across instances
@@ -16,12 +15,12 @@ export class AuthFailureLimiter {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  async recordFailure(req: Request): Promise<void> {
+  /** Counts one failed authentication of a client (its address); 429 once it has failed too often. */
+  async recordFailure(client: string): Promise<void> {
     const limit = this.settings.authFailureLimit;
     const windowMs = this.settings.authFailureWindowSeconds * 1000;
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const hit = await this.storage.increment(
-      `auth-failure:${address}`,
+      `auth-failure:${client}`,
       windowMs,
       limit,
       windowMs,

@@ -5,7 +5,7 @@ import {
   CORE_SECTIONS,
   envNameOf,
   isWellFormedKey,
-} from './config.schema';
+} from './configuration.schema';
 
 const context = { dataDir: '/data' };
 const flag = ConfigKey.boolean({ default: false, description: 'flag' });

@@ -13,7 +13,7 @@ import {
   ValidateIf,
   ValidationOptions,
 } from 'class-validator';
-import type { IssueContext } from '../errors/validation';
+import type { IssueContext } from './validation.pipe';
 
 /**
  * Field decorators for request DTOs. Each one states a field once and from that one statement

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { Environment } from '../../settings/settings';
-import { isPlainObject } from '../../errors/validation';
-import { parseRaw, parseTyped } from './config.coercion';
-import { ConfigScalar, ConfigSchema, ENV_PREFIX, isWellFormedKey } from './config.schema';
+import type { Environment } from '../settings/settings';
+import { isPlainObject } from '../validation/validation.pipe';
+import { parseRaw, parseTyped } from './coercion';
+import { ConfigScalar, ConfigSchema, ENV_PREFIX, isWellFormedKey } from './configuration.schema';
 
 /** Where an effective value comes from, lowest first. */
 export type Layer = 'default' | 'file' | 'override' | 'env';

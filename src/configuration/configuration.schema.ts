@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { LOG_LEVELS } from '../../logging/log-control';
-import { parseTyped } from './config.coercion';
+import { LOG_LEVELS } from '../logging/log-control';
+import { parseTyped } from './coercion';
 
 /** A configuration key, and each of its dot-separated segments. */
 export const KEY_SEGMENT = /^[a-z][a-z0-9_]*$/;
@@ -108,7 +108,7 @@ export const ConfigKey = {
 const HOST_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
-/** The service's own sections. Other modules add theirs with `ConfigModule.forFeature()`. */
+/** The service's own sections. Other modules add theirs with `ConfigurationModule.forFeature()`. */
 export const CORE_SECTIONS: ConfigSectionDefinition[] = [
   {
     name: 'llm_config',
@@ -309,7 +309,7 @@ export class ConfigSchema {
 }
 
 /**
- * A section registered by a module (see `ConfigModule.forFeature`); the configuration service finds
+ * A section registered by a module (see `ConfigurationModule.forFeature`); the configuration service finds
  * every provider of this class at start-up.
  */
 export class ConfigSection {

@@ -1,0 +1,48 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
+import { BearerErrorCodes, Public, Scopes } from '../auth/auth.decorators';
+import type { ApiRequest } from '../auth/authenticated-key';
+import { ToolMetadata } from '../tools/tool.decorator';
+import { CountsOwnRate } from './invocation.decorators';
+import { Invocation } from './invocation';
+import { InvocationPipeline } from './invocation.pipeline';
+
+/**
+ * The REST adapter of the invocation pipeline, the one global guard: it reads what the route
+ * declares (@Public, @Scopes, @Tool, ...) into an Invocation, runs the pipeline, and hands the key
+ * and the answer's headers to the request. Deny by default: only @Public routes skip it.
+ */
+@Injectable()
+export class InvocationGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly pipeline: InvocationPipeline,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride(Public, targets)) return true;
+    const http = context.switchToHttp();
+    const req = http.getRequest<ApiRequest>();
+    const invocation: Invocation = {
+      transport: 'rest',
+      authorization: req.headersDistinct.authorization ?? [],
+      client: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      scopes: this.reflector.getAllAndOverride(Scopes, targets),
+      tool: this.reflector.get(ToolMetadata, context.getHandler())?.name,
+      bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
+      rateCounted: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
+      headers: {},
+    };
+    try {
+      await this.pipeline.check(invocation);
+    } finally {
+      req.apiKey = invocation.key;
+      const res = http.getResponse<Response>();
+      for (const [name, value] of Object.entries(invocation.headers)) res.setHeader(name, value);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,58 @@
+import { DiscoveryService } from '@nestjs/core';
+import type { AuthenticatedKey } from '../auth/authenticated-key';
+
+/** How an invocation arrived: an HTTP route (REST, and the /mcp POST itself), or an MCP tools/call. */
+export type Transport = 'rest' | 'mcp-http' | 'mcp-stdio';
+
+/**
+ * One call of a route or a tool as every step of the pipeline sees it, whatever its transport.
+ * Steps read it, and fill in `key` (authentication) and `headers` (what the answer carries).
+ */
+export interface Invocation {
+  transport: Transport;
+  /** Every `Authorization` value as received (stdio: its key as a bearer value). */
+  authorization: readonly string[];
+  /** Whose failed authentications count together: the client's address. */
+  client: string;
+  /** The scopes the route asks for, any one of which suffices; undefined: any valid key. */
+  scopes?: readonly string[];
+  /** The tool called; undefined for other routes. A tool call counts against the daily quota. */
+  tool?: string;
+  /** 401 and 403 carry RFC 6750 error codes (`error="invalid_token"`): MCP clients read them. */
+  bearerErrorCodes: boolean;
+  /** Already counted against the key's rate limit by its transport (each JSON-RPC request of /mcp). */
+  rateCounted: boolean;
+  /** Set by authentication; given up front when the transport already authenticated the caller. */
+  key?: AuthenticatedKey;
+  /** Headers the answer carries, success or not: X-RateLimit-*, X-Quota-*. */
+  headers: Record<string, string | number>;
+}
+
+/** One check of the pipeline: resolves to let the invocation through, throws an ApiError to refuse it. */
+export interface InvocationStep {
+  run(invocation: Invocation): Promise<void>;
+}
+
+/**
+ * Marks a provider as a step of the invocation pipeline, run in `order` on every keyed route and
+ * tool call, over REST and both MCP transports. A module adds a check by declaring such a provider.
+ */
+export const PipelineStep = DiscoveryService.createDecorator<{ order: number }>();
+
+/**
+ * The contract's order of a call: authentication, scope, rate limit, idempotency (the slot the key
+ * lifecycle work fills: replay, 409, 422), daily quota; then validation, the tool, metering.
+ */
+export const STEP_ORDER = {
+  authenticate: 100,
+  scope: 200,
+  rateLimit: 300,
+  idempotency: 400,
+  quota: 500,
+} as const;
+
+/** The authenticated key of an invocation; the steps after authentication rely on it. */
+export function keyOf(invocation: Invocation): AuthenticatedKey {
+  if (!invocation.key) throw new Error('Invocation step ran before authentication');
+  return invocation.key;
+}
