@@ -13,6 +13,8 @@ module.exports = {
     {
       ...e2e,
       displayName: 'e2e-redis',
+      // The fuzz suite runs once, against SQLite: it tests the HTTP surface, not the store.
+      testPathIgnorePatterns: ['/node_modules/', 'fuzz\\.e2e-spec\\.ts$'],
       globalSetup: '<rootDir>/test/support/redis.global-setup.ts',
       globalTeardown: '<rootDir>/test/support/redis.global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/redis.setup-file.ts'],

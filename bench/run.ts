@@ -11,26 +11,23 @@
  * Run with `npm run bench` (builds first). Settings: BENCH_CONNECTIONS (16), BENCH_DURATION (8 s),
  * BENCH_ROUNDS (3), BENCH_WARMUP (3 s), BENCH_SOAK_REQUESTS (200000; 0 skips the soak).
  */
-import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  autocannon,
+  freePort,
+  machine,
+  median,
+  num,
+  ROOT,
+  rssMb,
+  sleep,
+  startRedis,
+  stop,
+} from './lib';
 
-// autocannon ships no types; this is the part of its API used here.
-interface CannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-type Cannon = (opts: Record<string, unknown>) => Promise<CannonResult>;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as Cannon;
-
-const ROOT = join(__dirname, '..');
-const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 16);
 const DURATION = num('BENCH_DURATION', 8);
 const ROUNDS = num('BENCH_ROUNDS', 3);
@@ -65,26 +62,6 @@ interface Measured {
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round((kb / 1024) * 10) / 10;
-}
-
 async function firstOk(
   url: string,
   headers: Record<string, string>,
@@ -100,15 +77,6 @@ async function firstOk(
     await sleep(5);
   }
   throw new Error(`no 200 from ${url} within 3 s of polling`);
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-  });
 }
 
 const shoot = (url: string, headers: Record<string, string>, opts: Record<string, unknown>) =>
@@ -218,44 +186,6 @@ function serviceTarget(name: string, label: string, env: Record<string, string>)
   };
 }
 
-async function startRedis(): Promise<{ url: string; stop: () => void } | undefined> {
-  if (spawnSync('which', ['redis-server']).status !== 0) return undefined;
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'tis-bench-redis-'));
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'yes',
-    ],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 100; i++) {
-    if (
-      spawnSync('redis-cli', ['-p', String(port), 'ping'])
-        .stdout?.toString()
-        .trim() === 'PONG'
-    )
-      break;
-    await sleep(50);
-  }
-  return {
-    url: `redis://127.0.0.1:${port}/0`,
-    stop: () => {
-      child.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const json = { 'Content-Type': 'application/json' };
   const bare = (name: string, label: string, file: string): Target => ({
@@ -288,19 +218,14 @@ async function main(): Promise<void> {
         ),
       );
     } finally {
-      redis.stop();
+      await redis.stop();
     }
   }
   const nest = results.find((r) => r.name === 'bare-nest')!;
   const node = results.find((r) => r.name === 'bare-node')!;
   const report = {
     date: new Date().toISOString(),
-    machine: {
-      cpus: cpus().length,
-      model: cpus()[0]?.model,
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      node: process.version,
-    },
+    machine: machine(),
     settings: {
       connections: CONNECTIONS,
       durationS: DURATION,

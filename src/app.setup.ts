@@ -9,7 +9,7 @@ import { setupOpenApi } from './docs/openapi';
 import { JSON_INVALID, MAX_BODY_DEPTH, TOO_DEEP } from './validation/validation.pipe';
 import { hardenHttpServer } from './http/http-server';
 import { jsonDeeperThan } from './http/json-depth';
-import { rejectMalformedPaths } from './http/request-path';
+import { rejectMalformedRequests } from './http/request-checks';
 import { RouteTable } from './http/route-table';
 import { HTTP_LOGGER } from './logging/logging.module';
 import { MCP_PATH } from './mcp/mcp.controller';
@@ -127,7 +127,7 @@ export function configureApp(app: INestApplication): INestApplication {
     httpMetricsMiddleware(app.get(MetricsService), app.get(ToolRegistry), app.get(RouteTable)),
   );
   app.use(helmet());
-  app.use(rejectMalformedPaths);
+  app.use(rejectMalformedRequests);
   app.use(jsonOnly);
   express.useBodyParser('json', {
     limit: settings.bodyLimitBytes,

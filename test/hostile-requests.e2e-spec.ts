@@ -199,6 +199,58 @@ describe('hostile requests (e2e)', () => {
     });
   });
 
+  describe('what Node answers by itself unless told otherwise (found by the fuzz suite)', () => {
+    it('answers an HTTP/1.1 request without Host 400 {detail}', async () => {
+      const res = await sendRaw(port, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n');
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ detail: 'Bad Request: HTTP/1.1 requires a Host header' });
+    });
+
+    it('answers an Expect other than 100-continue 417 {detail}', async () => {
+      const res = await sendRaw(port, rawRequest('GET', '/health', [['Expect', 'junk']]));
+      expect(res.status).toBe(417);
+      expect(res.json).toEqual({ detail: 'Expectation Failed: only 100-continue is supported' });
+    });
+
+    it('answers CONNECT 405 {detail} instead of dropping the connection', async () => {
+      const res = await sendRaw(
+        port,
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n',
+      );
+      expect(res.status).toBe(405);
+      expect(res.json).toEqual({ detail: 'Method Not Allowed' });
+      await stillServes();
+    });
+
+    it.each([
+      ['Range', 'bytes=999999999-', 416],
+      ['If-Match', '"x"', 412],
+    ])(
+      'answers a docs asset with %s: %s as %d {detail}, never 500',
+      async (name, value, status) => {
+        const res = await t.http().get('/docs/swagger-ui.css').set(name, value);
+        expect(res.status).toBe(status);
+        expect(res.body).toEqual({ detail: expect.any(String) });
+        if (status === 416) expect(res.headers['content-range']).toMatch(/^bytes \*\/\d+$/);
+      },
+    );
+
+    it.each([
+      [{ jsonrpc: '2.0', id: 1, method: 'initialize' }],
+      [{ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } }],
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/call' }],
+    ])('answers the malformed MCP request %j with -32602, not an internal error', async (body) => {
+      const res = await t
+        .http()
+        .post('/mcp')
+        .set(bearer(t.adminKey))
+        .set('Accept', 'application/json, text/event-stream')
+        .send(body);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32602 } });
+    });
+  });
+
   describe("what Node's HTTP parser refuses", () => {
     it('answers bad header syntax 400 {detail}', async () => {
       const res = await sendRaw(port, 'GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');

@@ -103,10 +103,7 @@ describe('structured logs (e2e)', () => {
 
   it('redacts a key sent in a query string by mistake', async () => {
     t.app.get(LogControl).setVerbose(true);
-    await t
-      .http()
-      .get(`/api/v1/usage?api_key=${key}`)
-      .set('X-Request-Id', 'log-test-query-key');
+    await t.http().get(`/api/v1/usage?api_key=${key}`).set('X-Request-Id', 'log-test-query-key');
     const [line] = linesOf('log-test-query-key');
     expect((line.req as { url: string }).url).toBe('/api/v1/usage?api_key=sk_[REDACTED]');
     expect(t.logs.text()).not.toContain(key);

@@ -8,7 +8,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { ApiError } from '../src/errors/api-error';
 import { Store } from '../src/store/store';
-import { StringField } from '../src/tools/fields';
+import { StringField } from '../src/validation/fields';
 import { Tool, ToolController } from '../src/tools/tool.decorator';
 import { ToolRegistry } from '../src/tools/tool.registry';
 import { bearer, startApp, TestApp } from './support/app';

@@ -8,6 +8,7 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
 import { RouteTable } from '../http/route-table';
 import { StoreUnavailableError } from '../store/store';
@@ -91,6 +92,8 @@ export function errorAnswer(exception: unknown, logger: Logger, where: string): 
     return STORE_UNAVAILABLE;
   }
   if (!(exception instanceof HttpException)) {
+    const clientError = asClientError(exception);
+    if (clientError) return clientError;
     logger.error({ err: exception }, `Unhandled error on ${where}`);
     return { status: 500, detail: STATUS_TEXT[500], headers: {} };
   }
@@ -98,6 +101,23 @@ export function errorAnswer(exception: unknown, logger: Logger, where: string): 
   if (status >= 500) logger.error({ err: exception }, `Server error on ${where}`);
   const headers = exception instanceof ApiError ? exception.headers : {};
   return { status, detail: detailOf(exception, status), headers };
+}
+
+/**
+ * A client's mistake reported by Express's own libraries as an http-errors object (static files:
+ * 416 for an unsatisfiable Range, 412 for a failed precondition): its status and standard text,
+ * never a 500. `Content-Range` is kept on a 416, as RFC 9110 asks.
+ */
+function asClientError(exception: unknown): Answer | undefined {
+  const error = exception as { status?: unknown; expose?: unknown; headers?: unknown };
+  if (typeof error?.status !== 'number' || error.status < 400 || error.status >= 500) return;
+  if (error.expose !== true) return;
+  const range = (error.headers as Record<string, unknown> | undefined)?.['Content-Range'];
+  return {
+    status: error.status,
+    detail: STATUS_TEXT[error.status] ?? STATUS_CODES[error.status] ?? 'Bad Request',
+    headers: typeof range === 'string' ? { 'Content-Range': range } : {},
+  };
 }
 
 /** The `detail` a client gets for an HttpException. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Server, STATUS_CODES } from 'node:http';
+import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HttpTimeouts } from '../settings/settings';
 
@@ -18,6 +18,22 @@ function clientErrorAnswer(code: string | undefined): [number, string] {
   }
 }
 
+/** A raw HTTP/1.1 answer with a `{detail}` body, for what never reaches the application. */
+function rawAnswer(status: number, detail: string, extra: string[] = []): string {
+  const body = JSON.stringify({ detail });
+  return [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${randomUUID()}`,
+    'X-Content-Type-Options: nosniff',
+    ...extra,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
 /**
  * Answers, in the `{detail}` shape, what never reaches the application: requests Node's parser
  * refuses (bad header syntax, headers too large, conflicting lengths) and clients too slow for the
@@ -30,19 +46,24 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     return;
   }
   const [status, detail] = clientErrorAnswer(error.code);
-  const body = JSON.stringify({ detail });
-  socket.end(
-    [
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `X-Request-Id: ${randomUUID()}`,
-      'X-Content-Type-Options: nosniff',
-      'Connection: close',
-      '',
-      body,
-    ].join('\r\n'),
-  );
+  socket.end(rawAnswer(status, detail));
+}
+
+/** CONNECT asks for a tunnel this server never opens; without a listener Node drops the socket. */
+function refuseConnect(_req: IncomingMessage, socket: Duplex): void {
+  socket.end(rawAnswer(405, 'Method Not Allowed', ['Allow: DELETE, GET, HEAD, PATCH, POST']));
+}
+
+/** An `Expect` other than `100-continue`: 417 in the `{detail}` shape (Node's has no body). */
+function refuseExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify({ detail: 'Expectation Failed: only 100-continue is supported' });
+  res.writeHead(417, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': randomUUID(),
+    Connection: 'close',
+  });
+  res.end(body);
 }
 
 /** Timeouts for slow clients and `{detail}` answers for malformed requests, on the app's server. */
@@ -57,4 +78,9 @@ export function hardenHttpServer(server: Server, timeouts: HttpTimeouts): void {
     Math.min(TIMEOUT_CHECK_INTERVAL_MS, timeouts.headersMs);
   server.removeAllListeners('clientError');
   server.on('clientError', answerClientError);
+  server.on('connect', refuseConnect);
+  server.on('checkExpectation', refuseExpectation);
+  // A request without Host reaches the application, which answers it 400 {detail}
+  // (rejectMalformedRequests); Node's own answer would have no body.
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
 }

@@ -5,6 +5,9 @@ import {
   CallToolRequestSchema,
   CallToolResult,
   ErrorCode,
+  InitializeRequest,
+  InitializeRequestSchema,
+  InitializeResult,
   ListToolsRequestSchema,
   McpError,
   Tool,
@@ -98,9 +101,12 @@ export class McpServerFactory {
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: this.registry.list().map(describeTool),
     }));
-    server.setRequestHandler(CallToolWithAnyArguments, ({ params }) =>
-      this.callTool(caller, String(params.name), params.arguments),
-    );
+    server.setRequestHandler(CallToolWithAnyArguments, ({ params }) => {
+      // The SDK has checked the request against its own tools/call schema by now (-32602 if not).
+      const { name, arguments: args } = params as { name: unknown; arguments?: unknown };
+      return this.callTool(caller, String(name), args);
+    });
+    answerBadInitializeAsInvalidParams(server);
     return server;
   }
 
@@ -122,18 +128,40 @@ export class McpServerFactory {
 }
 
 /**
- * tools/call as the SDK defines it, but with `name` and `arguments` left as sent. The SDK's Server
- * checks a tools/call itself and answers a malformed one with -32602 (invalid params); parsed with
- * its own schema first, the same request would be -32603 (internal error). Arguments that are an
- * object reach our validation untouched, so it answers like REST (a `__proto__` key is the extra
- * field it is, not a prototype).
+ * tools/call with its params left as sent. The SDK's Server checks a tools/call itself and answers
+ * a malformed one (no params, no name, arguments not an object) with -32602 (invalid params);
+ * parsed with a stricter schema first, the same request would be -32603 (internal error) with
+ * zod's issue list as its message. Arguments that are an object reach our validation untouched,
+ * so it answers like REST (a `__proto__` key is the extra field it is, not a prototype).
  */
-const CallToolWithAnyArguments = CallToolRequestSchema.extend({
-  params: CallToolRequestSchema.shape.params.extend({
-    name: z.unknown(),
-    arguments: z.unknown().optional(),
-  }),
-});
+const CallToolWithAnyArguments = CallToolRequestSchema.extend({ params: z.unknown().optional() });
+
+/** `initialize` as the SDK reads it, minus the check that makes a malformed one an internal error. */
+const AnyInitialize = InitializeRequestSchema.extend({ params: z.unknown().optional() });
+
+interface Initializing {
+  _oninitialize?: (request: InitializeRequest) => Promise<InitializeResult>;
+}
+
+/**
+ * The SDK answers an `initialize` whose params do not match its schema with -32603 and zod's issue
+ * list; a client's malformed request is -32602 (invalid params). Same handler, stricter answer.
+ */
+function answerBadInitializeAsInvalidParams(server: Server): void {
+  const initialize = (server as unknown as Initializing)._oninitialize?.bind(server);
+  if (!initialize) return; // another SDK version: keep its own handler
+  server.removeRequestHandler('initialize');
+  server.setRequestHandler(AnyInitialize, (request) => {
+    const parsed = InitializeRequestSchema.safeParse(request);
+    if (!parsed.success) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        'Invalid initialize request: params need protocolVersion, capabilities and clientInfo',
+      );
+    }
+    return initialize(parsed.data);
+  });
+}
 
 function describeTool(tool: RegisteredTool): Tool {
   return {
