@@ -1,6 +1,16 @@
 import { bearer, startApp, TestApp } from './support/app';
 import { listenOnLoopback, rawRequest, sendRaw } from './support/raw-http';
 
+const TOO_DEEP = {
+  detail: [
+    {
+      loc: ['body'],
+      msg: 'Input is nested too deeply (more than 32 levels)',
+      type: 'value_error',
+    },
+  ],
+};
+
 /** Regression tests for the hostile-input findings: what a request can cost is bounded, and it never ends the process. */
 describe('hostile requests (e2e)', () => {
   let t: TestApp;
@@ -119,16 +129,6 @@ describe('hostile requests (e2e)', () => {
   });
 
   describe('deep bodies', () => {
-    const TOO_DEEP = {
-      detail: [
-        {
-          loc: ['body'],
-          msg: 'Input is nested too deeply (more than 32 levels)',
-          type: 'value_error',
-        },
-      ],
-    };
-
     it('refuses 1 MB of [ while reading it, before authentication', async () => {
       const res = await t
         .http()
@@ -165,6 +165,42 @@ describe('hostile requests (e2e)', () => {
         .set('Content-Type', 'application/json')
         .send(`{"name":${'['.repeat(31)}${']'.repeat(31)}}`);
       expect(res.status).toBe(401);
+    });
+  });
+
+  describe('deep MCP arguments', () => {
+    const call = (args: string) =>
+      t
+        .http()
+        .post('/mcp')
+        .set(bearer(t.adminKey))
+        .set('Accept', 'application/json, text/event-stream')
+        .set('Content-Type', 'application/json')
+        .send(
+          `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":${args}}}`,
+        );
+    const nested = (levels: number) =>
+      `{"name":"A","x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+
+    it('counts the depth in the arguments: 33 levels is the 400 detail as invalid params', async () => {
+      const res = await call(nested(33));
+      expect(res.status).toBe(200);
+      expect(res.body.error).toMatchObject({
+        code: -32602,
+        data: { detail: TOO_DEEP.detail },
+      });
+    });
+
+    it('lets 32 levels of arguments reach validation', async () => {
+      const res = await call(nested(32));
+      expect(res.status).toBe(200);
+      expect(res.body.error.data.detail[0]).toMatchObject({ type: 'extra_forbidden' });
+    });
+
+    it('refuses a body deeper than its envelope allows while reading it', async () => {
+      const res = await call(nested(40));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(TOO_DEEP);
     });
   });
 

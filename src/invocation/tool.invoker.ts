@@ -2,7 +2,13 @@ import { HttpException, Injectable, Optional } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import type { RegisteredTool } from '../tools/tool.registry';
-import { ApiValidationPipe } from '../validation/validation.pipe';
+import { ValidationFailed } from '../errors/api-error';
+import {
+  ApiValidationPipe,
+  MAX_BODY_DEPTH,
+  nestedDeeperThan,
+  TOO_DEEP,
+} from '../validation/validation.pipe';
 import { Invocation } from './invocation';
 import { InvocationPipeline } from './invocation.pipeline';
 
@@ -50,6 +56,8 @@ export class ToolInvoker {
       bearerErrorCodes: false,
       headers: {},
     });
+    // An MCP body was depth-checked whole as it was read; its arguments are checked on their own.
+    if (nestedDeeperThan(args, MAX_BODY_DEPTH)) throw new ValidationFailed([TOO_DEEP]);
     const input = (await this.validation.transform(args, {
       type: 'body',
       metatype: tool.input,

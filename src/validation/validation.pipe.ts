@@ -73,7 +73,9 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
     const [node, depth] = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
     if (depth >= limit) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    for (const child of Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
   }
   return false;
 }
@@ -145,7 +147,8 @@ export class ApiValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
       const body = value === undefined ? {} : value;
       if (!isPlainObject(body)) throw new ValidationFailed([BODY_NOT_OBJECT]);
-      if (nestedDeeperThan(body, MAX_BODY_DEPTH)) throw new ValidationFailed([TOO_DEEP]);
+      // Depth is already bounded: HTTP bodies while they are read (src/http/json-depth.ts), MCP
+      // arguments by the ToolInvoker. A second walk here would cost as much as the parse.
       return this.validateBody(body, metadata);
     }
     return super.transform(value, metadata);
