@@ -11,7 +11,7 @@ import { LOG_DESTINATION, LogControl } from '../src/logging/log-control';
 import { ENVIRONMENT } from '../src/settings/settings';
 import { Store } from '../src/store/store';
 import { ConfigurationModule } from '../src/configuration/configuration.module';
-import { ConfigKey } from '../src/configuration/configuration.schema';
+import { ConfigKey } from '../src/configuration/configuration.types';
 import { ConfigurationService } from '../src/configuration/configuration.service';
 import {
   baseEnv,

@@ -59,6 +59,7 @@ export class CreateApiKeyInput {
   expires_in_days?: number | null;
 }
 
+/** The public view of a key, in answers and the CLI: everything but the hash, and its status now. */
 export class ApiKeyView {
   @ApiProperty({ example: 'key_3f2a9c1d0b7e6a54' }) id: string;
   @ApiProperty() name: string;

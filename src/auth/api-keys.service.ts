@@ -8,6 +8,7 @@ import {
   generateKeyId,
   hashApiKey,
 } from './api-key';
+import { ApiKeyView } from './api-keys.dto';
 import type { AuthenticatedKey } from './authenticated-key';
 import { isValidScope, SCOPE_TEMPLATES } from './scopes';
 
@@ -20,9 +21,6 @@ export interface NewKeyRequest {
   rate_limit?: number | null;
   expires_in_days?: number | null;
 }
-
-/** The public view of a key: everything but the hash, and its status now. */
-export type ApiKeyView = Omit<ApiKeyRecord, 'hash'> & { status: 'active' | 'revoked' | 'expired' };
 
 /** One refused field of a key request; `loc` is relative to the request (`['scopes', 0]`). */
 export interface KeyRequestIssue {

@@ -1,5 +1,5 @@
 import { checkValue, Coerced, coerce, parseRaw, parseTyped } from './coercion';
-import { ConfigKey, ConfigKeySpec } from './configuration.schema';
+import { ConfigKey, ConfigKeySpec } from './configuration.types';
 
 describe('coerce: the contract rules, in their order', () => {
   it.each<[string, Coerced]>([

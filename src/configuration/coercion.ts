@@ -1,4 +1,4 @@
-import type { ConfigKeySpec, ConfigScalar, StringKey } from './configuration.schema';
+import type { ConfigKeySpec, ConfigScalar, StringKey } from './configuration.types';
 
 /** What a raw string coerces to, before the key's own type is looked at. */
 export type Coerced =

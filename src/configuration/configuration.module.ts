@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ConfigSection, ConfigSectionDefinition } from './configuration.schema';
+import { ConfigSectionDefinition } from './configuration.types';
+import { ConfigSection } from './configuration.schema';
 import { ConfigurationService } from './configuration.service';
 
 /** Holds one contributed section; see `ConfigurationModule.forFeature`. */

@@ -1,11 +1,6 @@
-import {
-  ConfigKey,
-  ConfigSchema,
-  ConfigSectionDefinition,
-  CORE_SECTIONS,
-  envNameOf,
-  isWellFormedKey,
-} from './configuration.schema';
+import { ConfigKey, ConfigSectionDefinition } from './configuration.types';
+import { CORE_SECTIONS } from './core-sections';
+import { ConfigSchema, envNameOf, isWellFormedKey } from './configuration.schema';
 
 const context = { dataDir: '/data' };
 const flag = ConfigKey.boolean({ default: false, description: 'flag' });

@@ -2,21 +2,17 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { DiscoveryService } from '@nestjs/core';
 import { liesInside } from '../common/paths';
 import { ApiError, ValidationFailed } from '../errors/api-error';
-import { LogControl, LogLevel } from '../logging/log-control';
 import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../settings/settings';
 import { Store } from '../store/store';
 import { parseRaw } from './coercion';
 import {
   ConfigScalar,
-  ConfigSchema,
-  ConfigSection,
   ConfigSectionDefinition,
   ConfigTree,
   ConfigValue,
-  CORE_SECTIONS,
-  isWellFormedKey,
-  SchemaKey,
-} from './configuration.schema';
+} from './configuration.types';
+import { CORE_SECTIONS } from './core-sections';
+import { ConfigSchema, ConfigSection, isWellFormedKey, SchemaKey } from './configuration.schema';
 import {
   EnvPin,
   InvalidOverride,
@@ -25,6 +21,9 @@ import {
   readEnvironment,
   sortOverrides,
 } from './configuration.sources';
+
+/** Called after the stored overrides change; the change is answered once it resolves. */
+export type ChangeListener = () => Promise<void>;
 
 /** How a secret that is set is shown. */
 export const REDACTED = '********';
@@ -73,25 +72,38 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
   private loading?: Promise<Loaded>;
   private loaded?: Loaded;
   private unsubscribe?: () => void;
-  private applying?: Promise<void>;
-  private applyAgain = false;
+  private readonly changeListeners = new Set<ChangeListener>();
 
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly store: Store,
-    private readonly logControl: LogControl,
     @Inject(ENVIRONMENT) private readonly env: Environment,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await this.ready();
-    this.unsubscribe = this.store.onOverridesChanged(() => void this.applyLive());
-    await this.applyLive();
+    // Overrides written on another instance (Redis) reach this one's listeners too.
+    this.unsubscribe = this.store.onOverridesChanged(() => {
+      this.changed().catch(() => undefined);
+    });
   }
 
   onModuleDestroy(): void {
     this.unsubscribe?.();
+  }
+
+  /**
+   * Calls `listener` after every change of the stored overrides, here or (shared stores) on another
+   * instance; `config_set` answers once the listeners are done, so what applies live applies at once.
+   */
+  onChange(listener: ChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private async changed(): Promise<void> {
+    for (const listener of this.changeListeners) await listener();
   }
 
   /** Loads once; other modules may call in before this module's own init hook has run. */
@@ -104,7 +116,7 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
     const schema = new ConfigSchema([...CORE_SECTIONS, ...this.contributedSections()], {
       dataDir: this.settings.dataDir,
     });
-    const file = readConfigFile(this.settings.configFile, schema);
+    const file = readConfigFile(this.settings.configFile, this.settings.configDocument, schema);
     const env = readEnvironment(this.env, schema);
     const partial = { schema, file, env, startup: new Map<string, ConfigScalar>() };
     const snapshot = await this.read(partial);
@@ -240,7 +252,7 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
     this.logger.log(
       `Configuration override stored for ${key}${entry.spec.restart ? ' (applies after a restart)' : ''}`,
     );
-    await this.applyLive();
+    await this.changed();
     return checked.value;
   }
 
@@ -258,7 +270,7 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
   /** Deletes a stored override, valid or not. */
   async removeOverride(key: string): Promise<void> {
     await this.store.deleteOverride(key);
-    await this.applyLive();
+    await this.changed();
   }
 
   /** Restart-requiring keys configured differently from what the process runs with. */
@@ -291,45 +303,6 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
         type: 'value_error',
       },
     ]);
-  }
-
-  /**
-   * Applies `logging.*` to the running logger. Changes arriving while one is applied are folded into
-   * one more pass, so the last change always wins, whatever order the store answers in.
-   */
-  private applyLive(): Promise<void> {
-    this.applyAgain = true;
-    this.applying ??= this.drainLive();
-    return this.applying;
-  }
-
-  private async drainLive(): Promise<void> {
-    try {
-      while (this.applyAgain) {
-        this.applyAgain = false;
-        try {
-          await this.applyLogging();
-        } catch (error) {
-          this.logger.warn({ err: error }, 'Could not apply the logging configuration');
-        }
-      }
-    } finally {
-      this.applying = undefined;
-    }
-  }
-
-  private async applyLogging(): Promise<void> {
-    const { values } = await this.snapshot();
-    const level = (values.get('logging.level') as ResolvedValue).value as LogLevel;
-    const verbose = (values.get('logging.verbose') as ResolvedValue).value as boolean;
-    if (this.logControl.level !== level) {
-      this.logControl.setLevel(level);
-      this.logger.log(`Log level is now ${level}`);
-    }
-    if (this.logControl.verbose !== verbose) {
-      this.logControl.setVerbose(verbose);
-      this.logger.log(`Access log is now ${verbose ? 'on' : 'off'}`);
-    }
   }
 }
 

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type { Environment } from '../settings/settings';
 import { isPlainObject } from '../validation/validation.pipe';
 import { parseRaw, parseTyped } from './coercion';
-import { ConfigScalar, ConfigSchema, ENV_PREFIX, isWellFormedKey } from './configuration.schema';
+import { ConfigScalar, ENV_PREFIX } from './configuration.types';
+import { ConfigSchema, isWellFormedKey } from './configuration.schema';
 
 /** Where an effective value comes from, lowest first. */
 export type Layer = 'default' | 'file' | 'override' | 'env';
@@ -53,9 +52,13 @@ function walkFile(
   }
 }
 
-/** The CONFIG_FILE layer: a YAML mapping shaped like the tree; every key in it must be known. */
+/**
+ * The CONFIG_FILE layer, from the document the settings parsed: a YAML mapping shaped like the tree;
+ * every key in it must be known.
+ */
 export function readConfigFile(
   file: string | undefined,
+  doc: unknown,
   schema: ConfigSchema,
 ): Map<string, ConfigScalar> {
   const out = new Map<string, ConfigScalar>();
@@ -63,12 +66,6 @@ export function readConfigFile(
   const fail = (message: string): never => {
     throw new ConfigSourceError(`Invalid CONFIG_FILE ${file}: ${message}`);
   };
-  let doc: unknown;
-  try {
-    doc = parseYaml(readFileSync(file, 'utf8'));
-  } catch (error) {
-    fail((error as Error).message);
-  }
   if (doc === null || doc === undefined) return out;
   if (!isPlainObject(doc)) fail('the document must be a mapping');
   walkFile(doc as Record<string, unknown>, [], schema, out, fail);

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import type { HeaderObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { HeaderObject } from '@nestjs/swagger';
 
 /**
  * The error contract as OpenAPI sees it: every error is `{detail}`, a sentence or (400) a list of

@@ -6,7 +6,7 @@ import type {
   ReferenceObject,
   RequestBodyObject,
   SchemaObject,
-} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+} from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Settings, SETTINGS } from '../settings/settings';
 

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import pino from 'pino';
+import type { LogLevel } from '../configuration/core-sections';
 
 export const PINO = Symbol('PINO');
 export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
-
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * The live knobs of the logger: the level and the per-request access line, changed without restart.

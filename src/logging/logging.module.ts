@@ -5,6 +5,7 @@ import pino, { Bindings, DestinationStream } from 'pino';
 import { Options, pinoHttp } from 'pino-http';
 import type { ApiRequest } from '../auth/authenticated-key';
 import { LOG_DESTINATION, LogControl, PINO } from './log-control';
+import { LoggingConfigSync } from './logging-config.sync';
 
 /** Never written to a log, whatever logs them. */
 export const REDACTED_PATHS = [
@@ -41,6 +42,7 @@ function logCoreProviders(fd: 1 | 2): Provider[] {
     // stderr is written synchronously: a CLI process may exit right after logging.
     { provide: LOG_DESTINATION, useFactory: () => pino.destination({ dest: fd, sync: fd === 2 }) },
     LogControl,
+    LoggingConfigSync,
     { provide: PINO, inject: [LOG_DESTINATION, LogControl], useFactory: createPino },
   ];
 }

@@ -20,6 +20,8 @@ export interface PlanLimits {
 export interface Settings {
   dataDir: string;
   configFile?: string;
+  /** CONFIG_FILE parsed, once: `limits:` is read here, the rest is the configuration tree's layer. */
+  configDocument?: unknown;
   redisUrl?: string;
   /** Prefix of every Redis key and channel: several deployments (or tests) can share one Redis. */
   redisKeyPrefix: string;
@@ -113,15 +115,18 @@ function parseTrustProxy(raw: string | undefined): boolean | number | string {
   return raw;
 }
 
-/** The operator's `limits:` section of CONFIG_FILE; everything else in that file is the tool configuration. */
-function limitsFromFile(configFile: string | undefined): Record<string, unknown> {
-  if (!configFile) return {};
-  let doc: unknown;
+/** CONFIG_FILE read and parsed: the one place the file is read (doctor reads it again on demand). */
+function readConfigDocument(configFile: string | undefined): unknown {
+  if (!configFile) return undefined;
   try {
-    doc = parseYaml(readFileSync(configFile, 'utf8'));
+    return parseYaml(readFileSync(configFile, 'utf8')) as unknown;
   } catch (error) {
     throw new SettingsError(`Cannot read CONFIG_FILE ${configFile}: ${(error as Error).message}`);
   }
+}
+
+/** The operator's `limits:` section of CONFIG_FILE; everything else in that file is the tool configuration. */
+function limitsFromFile(configFile: string | undefined, doc: unknown): Record<string, unknown> {
   if (doc && typeof doc === 'object' && 'limits' in doc) {
     const limits = doc.limits;
     if (limits && typeof limits === 'object') return limits as Record<string, unknown>;
@@ -178,7 +183,8 @@ function resolvePlans(env: Environment, fileLimits: Record<string, unknown>) {
 
 export function loadSettings(env: Environment): Settings {
   const configFile = env.CONFIG_FILE ? resolve(env.CONFIG_FILE) : undefined;
-  const fileLimits = limitsFromFile(configFile);
+  const configDocument = readConfigDocument(configFile);
+  const fileLimits = limitsFromFile(configFile, configDocument);
   const plans = resolvePlans(env, fileLimits);
   const defaultPlan = env.DEFAULT_PLAN || 'free';
   if (!plans[defaultPlan])
@@ -205,6 +211,7 @@ export function loadSettings(env: Environment): Settings {
   return {
     dataDir: resolve(env.DATA_DIR || './data'),
     configFile,
+    configDocument,
     redisUrl,
     redisKeyPrefix,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { SchemaObject } from '@nestjs/swagger';
 import { dirname, join } from 'node:path';
 
 export type JsonSchema = Record<string, unknown>;

@@ -4,8 +4,8 @@ import type {
   ConfigScalar,
   ConfigTree,
   ConfigValue,
-} from '../../configuration/configuration.schema';
-import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from '../../configuration/configuration.schema';
+} from '../../configuration/configuration.types';
+import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from '../../configuration/configuration.types';
 
 const KEY_FIELD = {
   description: 'Dot-separated configuration path, such as `logging.level` or `server`.',

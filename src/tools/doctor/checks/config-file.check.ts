@@ -33,8 +33,9 @@ export class ConfigFileCheck implements HealthCheck {
       );
     }
     try {
-      const keys = readConfigFile(file, this.config.schema);
-      loadSettings(this.env); // its `limits:` section
+      // Read from disk again: its `limits:` section, then the tree's layer.
+      const now = loadSettings(this.env);
+      const keys = readConfigFile(file, now.configDocument, this.config.schema);
       return Promise.resolve(pass(`CONFIG_FILE ${file} is valid (${keys.size} key(s) set)`));
     } catch (error) {
       return Promise.resolve(

@@ -1,0 +1,55 @@
+/**
+ * The floors of src/, bottom up: a folder may import its own floor's folders (without a loop) and
+ * any floor below, never one above. `npm run lint` fails on any import cycle and on any upward
+ * import. The root files (main.ts, app.module.ts, app.setup.ts, tools.ts, cli.ts) stand on top.
+ */
+const FLOORS = [
+  ['common', 'settings'],
+  ['store', 'http', 'docs'],
+  ['errors'],
+  ['validation'],
+  ['limits'],
+  ['auth'],
+  ['configuration'],
+  ['logging', 'health'],
+  ['tools'],
+  ['metrics'],
+  ['invocation'],
+  ['mcp'],
+];
+
+const folders = (names) => `^src/(${names.join('|')})/`;
+
+const upward = FLOORS.slice(0, -1).map((floor, i) => ({
+  name: `no-upward-from-${floor.join('-')}`,
+  comment: `${floor.join(', ')} may only import folders on its floor or below`,
+  severity: 'error',
+  from: { path: folders(floor) },
+  to: { path: folders(FLOORS.slice(i + 1).flat()) },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Files that import each other in a loop',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-root-from-folders',
+      comment: 'The root files build the process from the folders; no folder imports them',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^src/[^/]+\\.ts$' },
+    },
+    ...upward,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.spec\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
