@@ -37,6 +37,8 @@ export interface TestAppOptions {
   dataDir?: string;
   /** Extra modules mounted beside the server's own (a sample tool, a failing tool, a pipeline step). */
   imports?: Type<unknown>[];
+  /** The tool list in place of src/tools.ts's TOOL_MODULES. */
+  tools?: Type<unknown>[];
   configure?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
 
@@ -74,7 +76,7 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
   // nestjs-pino keeps the first app's logger for logs outside a request; each test app gets its own.
   __resetOutOfContextForTests();
   let builder = Test.createTestingModule({
-    imports: [rootModule('server', { imports: options.imports })],
+    imports: [rootModule('server', { tools: options.tools, imports: options.imports })],
   })
     .overrideProvider(ENVIRONMENT)
     .useValue(env)

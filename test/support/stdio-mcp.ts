@@ -62,11 +62,12 @@ export async function startStdioMcp(options: {
   key: string;
   env?: Record<string, string>;
   imports?: Type[];
+  tools?: Type[];
 }): Promise<StdioMcp> {
   __resetOutOfContextForTests();
   const logs = new LogCapture();
   const app: INestApplicationContext = await Test.createTestingModule({
-    imports: [rootModule('stdio', { imports: options.imports })],
+    imports: [rootModule('stdio', { tools: options.tools, imports: options.imports })],
   })
     .overrideProvider(ENVIRONMENT)
     .useValue({ ...baseEnv(options.dataDir), DATA_DIR: options.dataDir, ...options.env })
