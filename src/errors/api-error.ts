@@ -1,3 +1,4 @@
+import type { ValidationIssue } from '../common/validation-issue';
 import { HttpException } from '@nestjs/common';
 
 /**
@@ -12,13 +13,6 @@ export class ApiError extends HttpException {
   ) {
     super({ detail }, status);
   }
-}
-
-/** One entry of a 400 validation `detail` list, named as pydantic names them. */
-export interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
 }
 
 /** A 400 list holds at most this many entries: what a client can make the service write is bounded. */

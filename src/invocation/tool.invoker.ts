@@ -3,12 +3,8 @@ import { MetricsService } from '../metrics/metrics.service';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import type { RegisteredTool } from '../tools/tool.registry';
 import { ValidationFailed } from '../errors/api-error';
-import {
-  ApiValidationPipe,
-  MAX_BODY_DEPTH,
-  nestedDeeperThan,
-  TOO_DEEP,
-} from '../validation/validation.pipe';
+import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/express-body';
+import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pipe';
 import { Invocation } from './invocation';
 import { InvocationPipeline } from './invocation.pipeline';
 

@@ -12,7 +12,8 @@ import {
   McpError,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ValidationFailed, ValidationIssue } from '../errors/api-error';
+import type { ValidationIssue } from '../common/validation-issue';
+import { ValidationFailed } from '../errors/api-error';
 import { errorAnswer, STATUS_TEXT } from '../errors/all-exceptions.filter';
 import { isPlainObject } from '../validation/validation.pipe';
 import { Settings, SETTINGS } from '../settings/settings';

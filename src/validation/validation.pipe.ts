@@ -6,7 +6,8 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
-import { MAX_ISSUES, ValidationFailed, ValidationIssue } from '../errors/api-error';
+import type { ValidationIssue } from '../common/validation-issue';
+import { MAX_ISSUES, ValidationFailed } from '../errors/api-error';
 
 /**
  * What a field decorator tells the error mapping about one class-validator constraint: the pydantic
@@ -49,21 +50,6 @@ export const BODY_NOT_OBJECT: ValidationIssue = {
   loc: ['body'],
   msg: 'Input should be a valid dictionary',
   type: 'dict_type',
-};
-
-export const JSON_INVALID: ValidationIssue = {
-  loc: ['body'],
-  msg: 'JSON decode error',
-  type: 'json_invalid',
-};
-
-/** Deeper bodies are refused before any recursive library walks them (a stack overflow is a 500). */
-export const MAX_BODY_DEPTH = 32;
-
-export const TOO_DEEP: ValidationIssue = {
-  loc: ['body'],
-  msg: `Input is nested too deeply (more than ${MAX_BODY_DEPTH} levels)`,
-  type: 'value_error',
 };
 
 /** Whether a parsed JSON value nests objects or arrays deeper than `limit`; iterative, so never overflows. */
