@@ -10,11 +10,12 @@ describe('adding a tool: word_count from one file (e2e)', () => {
   let t: TestApp;
   let key: string;
 
-  beforeAll(async () => {
+  // Calls are metered and counted: each test gets an app and a key of its own.
+  beforeEach(async () => {
     t = await startApp({ imports: [WordCountModule] });
     key = await t.createKey({ scope_template: 'standard', plan: 'pro', daily_limit: 3 });
   });
-  afterAll(() => t.close());
+  afterEach(() => t.close());
 
   const call = (body: unknown, k: string | null = key) => {
     const req = t.http().post('/api/v1/services/word_count');
@@ -56,7 +57,9 @@ describe('adding a tool: word_count from one file (e2e)', () => {
 
   it('is metered by the daily quota, then refused with 402', async () => {
     const usage = async () => (await t.http().get('/api/v1/usage').set(bearer(key))).body.used;
-    // The two calls above that got past authentication and scope counted, valid or not.
+    expect((await call({ text: 'To be or not to be' })).status).toBe(200);
+    expect((await call({ distinct: 'yes', extra: 1 })).status).toBe(400);
+    // The two calls above got past authentication and scope: they counted, valid or not.
     expect(await usage()).toBe(2);
     expect((await call({ text: 'one more' })).status).toBe(200);
     expect(await usage()).toBe(3);
@@ -107,6 +110,10 @@ describe('adding a tool: word_count from one file (e2e)', () => {
   });
 
   it('is counted in the metrics', async () => {
+    expect((await call({ text: 'one' })).status).toBe(200);
+    expect((await call({ text: 'two' })).status).toBe(200);
+    expect((await call({ text: '' })).status).toBe(400);
+    expect((await call({ text: 'too many' })).status).toBe(402);
     const text = (await t.http().get('/metrics')).text;
     expect(metricValue(text, 'tool_calls_total', { tool: 'word_count', outcome: 'success' })).toBe(
       2,

@@ -160,10 +160,12 @@ describe('doctor on the CLI (e2e)', () => {
   it('reports no usable key as not passing and exits 1 when a check fails', async () => {
     const t = await startApp();
     const env = { DATA_DIR: t.dataDir };
-    const keys = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as {
-      id: string;
-    }[];
-    await t.close();
+    let keys: { id: string }[];
+    try {
+      keys = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as { id: string }[];
+    } finally {
+      await t.close();
+    }
     for (const k of keys) expect((await runCli(['keys', 'revoke', k.id], env)).code).toBe(0);
     const ok = await runCli(['doctor', '--json'], env);
     expect(ok.code).toBe(0);

@@ -35,10 +35,11 @@ describeOwnStore('what the service keeps on disk (e2e)', () => {
   describe('config_set and paths', () => {
     let t: TestApp;
 
-    beforeAll(async () => {
+    // One test stores a path: each test gets an app of its own.
+    beforeEach(async () => {
       t = await startApp();
     });
-    afterAll(() => t.close());
+    afterEach(() => t.close());
 
     const set = (value: string) =>
       t

@@ -93,12 +93,16 @@ describe('daily quota (e2e)', () => {
 describe('quota across restarts and midnight (e2e)', () => {
   it('keeps the count after a restart on the same DATA_DIR', async () => {
     const first = await startApp();
-    const key = await first.createKey({ daily_limit: 2, rate_limit: 100 });
+    let key: string;
     const call = (t: TestApp) =>
       t.http().post('/api/v1/services/greet').set(bearer(key)).send({ name: 'R' });
-    expect((await call(first)).status).toBe(200);
-    expect((await call(first)).status).toBe(200);
-    await first.close();
+    try {
+      key = await first.createKey({ daily_limit: 2, rate_limit: 100 });
+      expect((await call(first)).status).toBe(200);
+      expect((await call(first)).status).toBe(200);
+    } finally {
+      await first.close();
+    }
 
     const second = await startApp({ dataDir: first.dataDir });
     try {

@@ -506,8 +506,8 @@ describe('MCP (e2e)', () => {
         stderr: 'pipe',
       });
       const client = new Client({ name: 'e2e-stdio', version: '1.0.0' });
+      clients.push(client); // closed after the test, whatever happens
       await client.connect(transport);
-      clients.push(client);
       const { tools } = await client.listTools();
       // The same tools as the server's, but for this file's test-only tool.
       const served = t.app
@@ -544,42 +544,46 @@ describe('MCP (e2e)', () => {
         cwd: ROOT,
         env: { ...childEnv(), MCP_API_KEY: key },
       });
-      let stdout = '';
-      // Close stdin only once both answers are out, since requests are handled asynchronously.
-      const answered = new Promise<void>((resolve) => {
-        child.stdout.on('data', (d: Buffer) => {
-          stdout += d.toString();
-          if (stdout.split('\n').filter(Boolean).length >= 2) resolve();
+      try {
+        let stdout = '';
+        // Close stdin only once both answers are out, since requests are handled asynchronously.
+        const answered = new Promise<void>((resolve) => {
+          child.stdout.on('data', (d: Buffer) => {
+            stdout += d.toString();
+            if (stdout.split('\n').filter(Boolean).length >= 2) resolve();
+          });
         });
-      });
-      child.stderr.resume();
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-      const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-      send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      });
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      send({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'greet', arguments: { name: 'Bob' } },
-      });
-      await answered;
-      child.stdin.end();
-      expect(await exited).toBe(0);
-      const lines = stdout.split('\n').filter(Boolean);
-      const messages = lines.map((line) => JSON.parse(line));
-      expect(messages.every((m) => m.jsonrpc === '2.0')).toBe(true);
-      expect(messages.map((m) => m.id)).toEqual([1, 2]);
-      expect(messages[1].result.structuredContent).toEqual({ message: 'Hello, Bob!', times: 1 });
+        child.stderr.resume();
+        const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+        const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+        send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        });
+        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        send({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'greet', arguments: { name: 'Bob' } },
+        });
+        await answered;
+        child.stdin.end();
+        expect(await exited).toBe(0);
+        const lines = stdout.split('\n').filter(Boolean);
+        const messages = lines.map((line) => JSON.parse(line));
+        expect(messages.every((m) => m.jsonrpc === '2.0')).toBe(true);
+        expect(messages.map((m) => m.id)).toEqual([1, 2]);
+        expect(messages[1].result.structuredContent).toEqual({ message: 'Hello, Bob!', times: 1 });
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
     }, 60_000);
 
     it('refuses to start without a usable key, saying why on stderr', async () => {

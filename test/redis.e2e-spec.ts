@@ -32,7 +32,9 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
   let a: TestApp;
   let b: TestApp;
 
-  beforeAll(async () => {
+  // Every test gets a redis-server and two instances of its own: the tests stop and restart Redis,
+  // use up the failed-authentication limit of the one client address and look at every key.
+  beforeEach(async () => {
     redis = await RedisServer.start({ password: PASSWORD });
     const env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: PREFIX, AUTH_FAILURE_LIMIT: '5' };
     a = await startApp({ env });
@@ -42,7 +44,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     await Promise.all([a.app.listen(0, '127.0.0.1'), b.app.listen(0, '127.0.0.1')]);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await Promise.all([a?.close(), b?.close()]);
     await redis?.destroy();
   });
@@ -226,6 +228,11 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
   });
 
   it('writes every key under its prefix', async () => {
+    // Something of every kind: keys, a daily count, a rate window, an override, failed logins.
+    const key = await a.createKey({ daily_limit: 5, rate_limit: 100 });
+    expect((await greet(b, key)).status).toBe(200);
+    await a.app.get(Store).setOverride('logging.verbose', false);
+    expect((await greet(a, `sk_${'0'.repeat(64)}`)).status).toBe(401);
     const raw = new Redis(redis.url);
     try {
       const keys = await raw.keys('*');
