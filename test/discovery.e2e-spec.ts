@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../src/tools/tool.schema';
 import { ToolRegistry } from '../src/tools/tool.registry';
 import { bearer, startApp, TestApp } from './support/app';
+import { GREET_INPUT_SCHEMA, GREET_OUTPUT_SCHEMA } from './support/greet-schema';
 import { WordCountModule } from './support/sample-tool.module';
 
 /** The tools the service ships. */
@@ -186,18 +187,8 @@ describe('discovery: GET /api/v1/services (e2e)', () => {
   it("states greet's rules: name 1-200 characters, times 1-100, shout a boolean", async () => {
     const res = await list(readOnly);
     const greet = res.body.tools.find((tool: { name: string }) => tool.name === 'greet');
-    expect(greet.input_schema).toMatchObject({
-      required: ['name'],
-      properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200 },
-        shout: { type: 'boolean', default: false },
-        times: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
-      },
-    });
-    expect(greet.output_schema).toMatchObject({
-      required: ['message', 'times'],
-      properties: { message: { type: 'string' }, times: { type: 'integer' } },
-    });
+    expect(greet.input_schema).toMatchObject(GREET_INPUT_SCHEMA);
+    expect(greet.output_schema).toMatchObject(GREET_OUTPUT_SCHEMA);
   });
 
   it('greet rejects times 0, as its schema says (minimum 1)', async () => {
