@@ -1,0 +1,109 @@
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { Store } from '../src/store/store';
+import { bearer, TestApp } from './support/app';
+import {
+  CallResult,
+  McpClients,
+  protocolError,
+  QUOTA_TEXT,
+  startMcpApp,
+  textOf,
+} from './support/mcp';
+
+describe('MCP: quota and rate limit (e2e)', () => {
+  let t: TestApp;
+  let url: URL;
+  const clients = new McpClients();
+  const connect = (key?: string, headers?: Record<string, string>) =>
+    clients.connect(url, key, headers);
+
+  beforeAll(async () => {
+    ({ t, url } = await startMcpApp());
+  });
+  afterEach(() => clients.closeAll());
+  afterAll(() => t.close());
+
+  it('counts each tools/call once against the quota, and nothing else: the third call of a 2-a-day key is 402', async () => {
+    // A rate limit the test cannot reach: only the quota is under test here.
+    const key = await t.createKey({
+      scope_template: 'standard',
+      daily_limit: 2,
+      rate_limit: 100,
+    });
+    const client = await connect(key);
+    await client.listTools();
+    await client.listTools();
+    for (const name of ['A', 'B']) {
+      const ok = await client.callTool({ name: 'greet', arguments: { name } });
+      expect(ok.isError).toBeFalsy();
+    }
+    const refused = await client.callTool({ name: 'greet', arguments: { name: 'C' } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(QUOTA_TEXT);
+    expect(textOf(refused)).toMatch(/ Retry after \d+ seconds\.$/);
+
+    const usage = await t.http().get('/api/v1/usage').set(bearer(key));
+    expect(usage.body).toMatchObject({ daily_limit: 2, used: 2, remaining: 0 });
+    const rest = await t.http().post('/api/v1/services/greet').set(bearer(key)).send({ name: 'D' });
+    expect(rest.status).toBe(402);
+    expect(rest.body.detail).toMatch(QUOTA_TEXT);
+  });
+
+  it('counts a call with bad arguments, as REST does', async () => {
+    const key = await t.createKey({ scope_template: 'standard', daily_limit: 1 });
+    const client = await connect(key);
+    const error = await protocolError(
+      client.callTool({ name: 'greet', arguments: { name: 'A', times: 0 } }),
+    );
+    expect(error.code).toBe(ErrorCode.InvalidParams);
+    const refused = await client.callTool({ name: 'greet', arguments: { name: 'A' } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^Daily request limit exceeded \(1\/1\)/);
+  });
+
+  it('shares one per-second budget between REST and MCP', async () => {
+    const key = await t.createKey({ scope_template: 'standard', rate_limit: 1 });
+    const client = await connect(key);
+    const greetRest = () =>
+      t.http().post('/api/v1/services/greet').set(bearer(key)).send({ name: 'A' });
+    const greetMcp = () =>
+      client
+        .callTool({ name: 'greet', arguments: { name: 'A' } })
+        .catch((error: unknown) => error as Error);
+    // The second call of a pair must be refused unless a whole window passed between the two.
+    let checked = 0;
+    for (let attempt = 0; attempt < 5 && checked < 2; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const started = Date.now();
+      const first = attempt % 2 === 0 ? await greetRest() : await greetMcp();
+      const second = attempt % 2 === 0 ? await greetMcp() : await greetRest();
+      if (Date.now() - started >= 1000) continue;
+      checked++;
+      if ('status' in first && !(first instanceof Error)) {
+        expect(first.status).toBe(200);
+        // Over HTTP the request is refused as a whole: HTTP 429, before any tool runs.
+        expect(second).toBeInstanceOf(Error);
+        expect((second as Error).message).toContain(
+          '{"detail":"Rate limit exceeded: 1 requests per second. Retry after 1 seconds."}',
+        );
+      } else {
+        expect((first as CallResult).isError).toBeFalsy();
+        expect((second as { status: number }).status).toBe(429);
+      }
+    }
+    expect(checked).toBe(2);
+  });
+
+  it('counts every JSON-RPC request against the rate limit (not the quota), the handshake and tools/list too', async () => {
+    const { key, id } = await t.createKeyWithId({ scope_template: 'standard', rate_limit: 3 });
+    const client = await connect(key); // initialize: 1 (its notification counts nothing)
+    await client.listTools(); // 2
+    await client.listTools(); // 3
+    await expect(client.callTool({ name: 'greet', arguments: { name: 'A' } })).rejects.toThrow(
+      /Rate limit exceeded: 3 requests per second/,
+    );
+    // Nothing reached the quota (read from the store: the key's own budget is spent).
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await t.app.get(Store).getUsage(id, today)).toBe(0);
+  });
+});
