@@ -185,11 +185,12 @@ describe('doctor configuration checks (e2e)', () => {
   let t: TestApp;
   let key: string;
 
-  beforeAll(async () => {
+  // These remove the cache directory and store overrides: each test gets a fresh app of its own.
+  beforeEach(async () => {
     t = await startApp();
     key = await t.createKey({ scope_template: 'standard', plan: 'unlimited' });
   });
-  afterAll(() => t.close());
+  afterEach(() => t.close());
 
   const doctor = async (body: object = {}) => {
     const res = await t.http().post('/api/v1/services/doctor').set(bearer(key)).send(body);
