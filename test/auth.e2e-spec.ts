@@ -218,7 +218,7 @@ describe('the first start and the operator CLI (e2e)', () => {
     const after = await call();
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ detail: 'Invalid API key' });
-  });
+  }, 60_000); // runs the CLI several times: each run starts Node with ts-node
 
   it('refuses bad CLI requests with a message and a non-zero exit', async () => {
     const env = { DATA_DIR: t.dataDir };
@@ -230,5 +230,5 @@ describe('the first start and the operator CLI (e2e)', () => {
     expect(badScope.stderr).toContain('root');
     const badLimit = await runCli(['keys', 'create', '--name', 'x', '--daily-limit', 'many'], env);
     expect(badLimit.code).toBe(2);
-  });
+  }, 60_000); // runs the CLI several times: each run starts Node with ts-node
 });
