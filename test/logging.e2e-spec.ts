@@ -65,6 +65,7 @@ describe('structured logs (e2e)', () => {
   });
 
   it('writes no access line while verbose is off', async () => {
+    t.app.get(LogControl).setVerbose(false);
     const res = await t
       .http()
       .post('/api/v1/services/greet')
