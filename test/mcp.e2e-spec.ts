@@ -5,17 +5,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { spawn } from 'node:child_process';
 import type { AddressInfo, Server } from 'node:net';
-import { join } from 'node:path';
 import { ApiError } from '../src/errors/api-error';
 import { Store } from '../src/store/store';
 import { StringField } from '../src/validation/fields';
 import { Tool, ToolController } from '../src/tools/tool.decorator';
 import { ToolRegistry } from '../src/tools/tool.registry';
-import { bearer, startApp, TestApp } from './support/app';
-import { runCli } from './support/cli';
+import { bearer, startApp, tempDataDir, TestApp } from './support/app';
+import { CLI, runCli } from './support/cli';
 import { metricValue } from './support/metrics';
 
-const ROOT = join(__dirname, '..');
 const QUOTA_TEXT = /^Daily request limit exceeded \(2\/2\)\. Resets in \d+h \d+m\./;
 
 /** A tool that fails on purpose, to see how failures reach an MCP client. */
@@ -486,14 +484,7 @@ describe('MCP (e2e)', () => {
   });
 
   describe('stdio', () => {
-    const cliArgs = (key: string) => [
-      '-r',
-      'ts-node/register/transpile-only',
-      'src/cli.ts',
-      'mcp',
-      '--key',
-      key,
-    ];
+    const cliArgs = (key: string) => [CLI, 'mcp', '--key', key];
     const childEnv = () => ({ PATH: process.env.PATH ?? '', ...t.env });
 
     it('answers listTools and callTool through the SDK stdio transport, on the same quota', async () => {
@@ -501,7 +492,7 @@ describe('MCP (e2e)', () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: cliArgs(key),
-        cwd: ROOT,
+        cwd: tempDataDir(),
         env: childEnv(),
         stderr: 'pipe',
       });
@@ -541,7 +532,7 @@ describe('MCP (e2e)', () => {
     it('writes nothing but protocol on stdout, and exits when stdin closes', async () => {
       const key = await t.createKey({ scope_template: 'standard' });
       const child = spawn(process.execPath, cliArgs('placeholder').slice(0, -2), {
-        cwd: ROOT,
+        cwd: tempDataDir(),
         env: { ...childEnv(), MCP_API_KEY: key },
       });
       let stdout = '';
@@ -585,7 +576,7 @@ describe('MCP (e2e)', () => {
     it('refuses to start without a usable key, saying why on stderr', async () => {
       const env = childEnv();
       const missing = await runCli(['mcp'], env);
-      expect(missing.code).toBe(1);
+      expect(missing.code).toBe(2);
       expect(missing.stdout).toBe('');
       expect(missing.stderr).toContain('An API key is required: --key or MCP_API_KEY');
 

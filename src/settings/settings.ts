@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import proxyAddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
 
 /** The process environment, injectable so that tests can start an app with an environment of their own. */
@@ -108,10 +109,21 @@ export function originOf(value: string): string | undefined {
   return bare && url.origin !== 'null' ? url.origin : undefined;
 }
 
+/**
+ * `TRUST_PROXY`: `true`, `false`, a hop count, or addresses and subnets (with Express's names
+ * `loopback`, `linklocal`, `uniquelocal`), checked by the library Express itself compiles it with.
+ */
 function parseTrustProxy(raw: string | undefined): boolean | number | string {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
+  try {
+    proxyAddr.compile(raw.split(',').map((entry) => entry.trim()));
+  } catch {
+    throw new SettingsError(
+      `Invalid environment: TRUST_PROXY must be true, false, a hop count, or comma-separated addresses or subnets (or loopback, linklocal, uniquelocal); got '${raw}'`,
+    );
+  }
   return raw;
 }
 
