@@ -86,17 +86,43 @@ describe('MCP (e2e)', () => {
   }
 
   describe('tools/list', () => {
+    it('gives every tool a title and the annotations of the contract', async () => {
+      const { tools } = await (await connect(standard)).listTools();
+      const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+      const reading = { readOnlyHint: true, destructiveHint: true, idempotentHint: false };
+      const writing = { readOnlyHint: false, destructiveHint: true, idempotentHint: true };
+      expect(hints).toMatchObject({
+        greet: { title: 'Greet', ...reading, openWorldHint: false },
+        config_show: { title: 'Show configuration', ...reading, openWorldHint: false },
+        config_get: { title: 'Get a configuration value', ...reading, openWorldHint: false },
+        config_set: { title: 'Set a configuration value', ...writing, openWorldHint: false },
+        doctor: { title: 'Run health checks', ...writing, openWorldHint: false },
+        // A tool that states none gets the MCP specification's defaults and a title from its name.
+        fail: {
+          title: 'Fail',
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: false,
+          openWorldHint: true,
+        },
+      });
+      for (const tool of tools) expect(tool.title).toBe(tool.annotations?.title);
+    });
+
     it('lists every registered tool with its description and JSON Schemas', async () => {
       const client = await connect(standard);
       const { tools } = await client.listTools();
       const registry = t.app.get(ToolRegistry).list();
       expect(tools.map((tool) => tool.name).sort()).toEqual(registry.map((r) => r.name).sort());
       for (const entry of registry) {
-        expect(tools.find((tool) => tool.name === entry.name)).toEqual({
+        const listed = tools.find((tool) => tool.name === entry.name);
+        expect(listed).toEqual({
           name: entry.name,
+          title: expect.any(String),
           description: entry.description,
           inputSchema: entry.inputSchema,
           outputSchema: entry.outputSchema,
+          annotations: expect.objectContaining({ title: listed?.title }),
         });
       }
     });
@@ -166,11 +192,12 @@ describe('MCP (e2e)', () => {
         arguments: { key: 'logging.verbose', value: 'no' },
       });
 
-      const bad = await protocolError(
-        client.callTool({ name: 'config_set', arguments: { key: 'server.port', value: '70000' } }),
-      );
-      expect(bad.code).toBe(ErrorCode.InvalidParams);
-      expect(bad.message).toContain('server.port expects an integer from 1 to 65535');
+      const bad = await client.callTool({
+        name: 'config_set',
+        arguments: { key: 'server.port', value: '70000' },
+      });
+      expect(bad.isError).toBe(true);
+      expect(textOf(bad)).toContain('server.port expects an integer from 1 to 65535');
 
       const doctor = await client.callTool({ name: 'doctor', arguments: {} });
       expect(doctor.isError).toBeFalsy();
@@ -193,11 +220,12 @@ describe('MCP (e2e)', () => {
     });
 
     it('treats missing arguments as {} like an empty REST body', async () => {
-      const error = await protocolError((await connect(standard)).callTool({ name: 'greet' }));
-      expect(error.code).toBe(ErrorCode.InvalidParams);
-      expect(error.data).toEqual({
-        detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }],
-      });
+      const result = await (await connect(standard)).callTool({ name: 'greet' });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      expect(JSON.parse(textOf(result))).toEqual([
+        { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
+      ]);
     });
 
     it.each([
@@ -217,18 +245,19 @@ describe('MCP (e2e)', () => {
         { name: 'A', shout: 'true' },
         { loc: ['body', 'shout'], msg: 'Input should be a valid boolean', type: 'bool_type' },
       ],
-    ])('answers %j with -32602 naming the field, as REST does', async (args, issue) => {
-      const client = await connect(standard);
-      const error = await protocolError(client.callTool({ name: 'greet', arguments: args }));
-      expect(error.code).toBe(ErrorCode.InvalidParams);
-      const field = issue.loc[1];
-      expect(error.message).toContain(`body.${field}: ${issue.msg} [${issue.type}]`);
-      expect(error.message).not.toMatch(/MCP error -32602: MCP error/);
-      expect(error.data).toEqual({ detail: [issue] });
-      const rest = await t.http().post('/api/v1/services/greet').set(bearer(standard)).send(args);
-      expect(rest.status).toBe(400);
-      expect(error.data).toEqual(rest.body);
-    });
+    ])(
+      'answers %j with an isError result holding the REST 400 detail, for the model to correct',
+      async (args, issue) => {
+        const client = await connect(standard);
+        const result = await client.callTool({ name: 'greet', arguments: args });
+        expect(result.isError).toBe(true);
+        expect(result.structuredContent).toBeUndefined();
+        expect(JSON.parse(textOf(result))).toEqual([issue]);
+        const rest = await t.http().post('/api/v1/services/greet').set(bearer(standard)).send(args);
+        expect(rest.status).toBe(400);
+        expect({ detail: JSON.parse(textOf(result)) as unknown }).toEqual(rest.body);
+      },
+    );
 
     it('answers an unknown tool with -32602', async () => {
       const client = await connect(standard);
@@ -289,10 +318,8 @@ describe('MCP (e2e)', () => {
     it('counts a call with bad arguments, as REST does', async () => {
       const key = await t.createKey({ scope_template: 'standard', daily_limit: 1 });
       const client = await connect(key);
-      const error = await protocolError(
-        client.callTool({ name: 'greet', arguments: { name: 'A', times: 0 } }),
-      );
-      expect(error.code).toBe(ErrorCode.InvalidParams);
+      const invalid = await client.callTool({ name: 'greet', arguments: { name: 'A', times: 0 } });
+      expect(invalid.isError).toBe(true);
       const refused = await client.callTool({ name: 'greet', arguments: { name: 'A' } });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/^Daily request limit exceeded \(1\/1\)/);
@@ -468,18 +495,14 @@ describe('MCP (e2e)', () => {
         name: 'greet',
         arguments: JSON.parse('{"name":"A","__proto__":{"x":1}}'),
       });
-      expect(poisoned.body.error).toMatchObject({
-        code: -32602,
-        data: {
-          detail: [
-            {
-              loc: ['body', '__proto__'],
-              msg: 'Extra inputs are not permitted',
-              type: 'extra_forbidden',
-            },
-          ],
+      expect(poisoned.body.result.isError).toBe(true);
+      expect(JSON.parse(poisoned.body.result.content[0].text as string)).toEqual([
+        {
+          loc: ['body', '__proto__'],
+          msg: 'Extra inputs are not permitted',
+          type: 'extra_forbidden',
         },
-      });
+      ]);
     });
   });
 
@@ -500,18 +523,15 @@ describe('MCP (e2e)', () => {
       await client.connect(transport);
       clients.push(client);
       const { tools } = await client.listTools();
-      // The same tools as the server's, but for this file's test-only tool.
-      const served = t.app
-        .get(ToolRegistry)
-        .list()
-        .filter((r) => r.name !== 'fail');
-      expect(tools).toEqual(
-        served.map((r) => ({
-          name: r.name,
-          description: r.description,
-          inputSchema: r.inputSchema,
-          outputSchema: r.outputSchema,
-        })),
+      // The same tools, titles and annotations as over HTTP, but for this file's test-only tool.
+      const overHttp = (await (await connect(standard)).listTools()).tools;
+      expect(tools).toEqual(overHttp.filter((tool) => tool.name !== 'fail'));
+      expect(tools.map((tool) => tool.name)).toEqual(
+        t.app
+          .get(ToolRegistry)
+          .list()
+          .map((r) => r.name)
+          .filter((name) => name !== 'fail'),
       );
       const result = await client.callTool({
         name: 'greet',
