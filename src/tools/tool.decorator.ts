@@ -33,6 +33,8 @@ export interface ToolDefinition {
   input: Type<object>;
   /** The response DTO, for the output schema. */
   output: Type<object>;
+  /** Error statuses of the tool's own, documented beside those every tool call may get. */
+  errors?: number[];
 }
 
 /** The definition a @Tool() handler carries, typed: `reflector.get(ToolMetadata, handler)`. */
@@ -55,7 +57,7 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     ApiOperation({ operationId: definition.name, summary: definition.description }),
     ApiBody({ type: definition.input }),
     ApiOkResponse({ type: definition.output, description: 'The tool ran.' }),
-    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403),
+    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403, ...(definition.errors ?? [])),
   );
 }
 

@@ -28,6 +28,7 @@ export class ConfigController {
 
   @Tool({
     name: 'config_get',
+    errors: [404],
     title: 'Get a configuration value',
     annotations: { readOnlyHint: true, openWorldHint: false },
     description: 'Return one configuration value by dot-separated key.',
@@ -40,6 +41,7 @@ export class ConfigController {
 
   @Tool({
     name: 'config_set',
+    errors: [404, 409],
     title: 'Set a configuration value',
     // It overwrites a stored override; setting the same value twice changes nothing more.
     annotations: {
