@@ -43,10 +43,10 @@ describe('the OpenAPI document covers what the service sends (e2e)', () => {
       daily_limit: 1,
     });
     const slow = bearer(await t.createKey({ scope_template: 'standard', rate_limit: 1 }));
-    const record = async (method: string, path: string, res: Response) => {
+    const record = async (method: string, path: string, res: PromiseLike<Response>) => {
       seen.push({ method, path, res: await res });
     };
-    const post = (path: string, body: unknown, headers = admin) =>
+    const post = (path: string, body: unknown, headers: Record<string, string> = admin) =>
       record(
         'post',
         path,
