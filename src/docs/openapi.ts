@@ -82,7 +82,7 @@ const AFTER_QUOTA = /^(2\d\d|400|402|404|409|500)$/;
 function stateCommonFacts(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
-      const operation = (item as PathItemObject)[method];
+      const operation = item[method];
       if (!operation) continue;
       const keyed = (operation.security ?? []).length > 0;
       if (!keyed) operation.security = [];
