@@ -117,12 +117,9 @@ describe('hostile requests (e2e)', () => {
     });
 
     it('caps the 400 list of a key request at 20 entries', async () => {
-      const scopes = Array.from({ length: 50 }, (_, i) => `nope:${i}`);
-      const res = await t
-        .http()
-        .post('/api/v1/auth/api-keys')
-        .set(bearer(t.adminKey))
-        .send({ name: 'x', scopes });
+      const body: Record<string, unknown> = { name: 'x' };
+      for (let i = 0; i < 50; i++) body[`nope${i}`] = i;
+      const res = await t.http().post('/api/v1/auth/api-keys').set(bearer(t.adminKey)).send(body);
       expect(res.status).toBe(400);
       expect(res.body.detail).toHaveLength(20);
     });
