@@ -30,9 +30,10 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8000
-# GET /health answers 200 when the service and its store are up, 503 when degraded. No curl in this
+# Liveness: GET /health/live answers while the process serves, whatever its store does (restarting
+# the container would not bring a store back; /health/ready is for load balancers). No curl in this
 # image: node's own fetch asks.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/health',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/health/live',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The operator CLI is in the image too: docker exec <container> node dist/cli.js keys list
 CMD ["node", "dist/main.js"]

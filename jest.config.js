@@ -20,6 +20,8 @@ module.exports = {
       setupFiles: ['<rootDir>/test/support/redis.setup-file.ts'],
     },
   ],
+  // Once for the whole run: the CLI tests spawn the compiled CLI.
+  globalSetup: '<rootDir>/test/support/build.global-setup.ts',
   maxWorkers: 2,
   testTimeout: 30000,
 };

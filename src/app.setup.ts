@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import type { Server } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { setupOpenApi } from './docs/openapi';
+import { corsFor } from './http/cors';
 import { hardenHttpServer } from './http/http-server';
 import {
   bodyErrors,
@@ -42,6 +43,14 @@ export function configureApp(app: INestApplication): INestApplication {
     httpMetricsMiddleware(app.get(MetricsService), app.get(ToolRegistry), app.get(RouteTable)),
   );
   app.use(helmet());
+  if (settings.corsOrigins.length || settings.mcpAllowedOrigins.length) {
+    app.enableCors(
+      corsFor(settings.corsOrigins, {
+        matches: (path) => MCP_ROUTE.test(path),
+        origins: settings.mcpAllowedOrigins,
+      }),
+    );
+  }
   app.use(rejectMalformedRequests);
   app.use(jsonOnly);
   express.useBodyParser('json', {

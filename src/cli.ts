@@ -3,6 +3,9 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ApiKeysService, KeyRequestError, toView } from './auth/api-keys.service';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { prepareEnvironment } from './settings/environment';
 import { DoctorService } from './tools/doctor/doctor.service';
 
 function wholeNumber(min: number) {
@@ -31,17 +34,29 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
+/** The variables the CLI reads (from the environment or `.env` in the working directory). */
+const ENVIRONMENT_HELP = `
+Environment (also read from .env in the working directory; the environment wins):
+  DATA_DIR              where the embedded store lives (default ./data)
+  REDIS_URL             the store is Redis instead (the server's REDIS_URL and REDIS_KEY_PREFIX)
+  REDIS_KEY_PREFIX      namespace of the Redis keys (default tis:)
+  CONFIG_FILE           the server's YAML configuration (plans under limits:)
+  PLAN_<NAME>_DAILY_LIMIT, PLAN_<NAME>_RATE_LIMIT, DEFAULT_PLAN   plans, as the server has them
+  MCP_API_KEY           the key of 'mcp' when --key is not given
+Exit codes: 0 done, 1 failed (store unreachable, doctor found failures), 2 bad usage.`;
+
 export function buildCli(): Command {
-  const program = new Command('cli').description(
-    'Operator commands for the tool invocation service',
-  );
+  const program = new Command('cli')
+    .description('Operator commands for the tool invocation service')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .addHelpText('after', ENVIRONMENT_HELP);
   program.exitOverride();
   const keys = program.command('keys').description('Create, list and revoke API keys');
 
   keys
     .command('create')
     .description('Create an API key; its text is printed once')
-    .requiredOption('--name <name>', 'a name to recognise the key by')
+    .requiredOption('--name <name>', 'a name to recognise the key by (required)')
     .addOption(new Option('--scopes <list>', 'comma-separated scopes').conflicts('template'))
     .option('--template <name>', 'scope template: read_only, standard or admin')
     .option('--plan <plan>', 'plan: free, pro or unlimited')
@@ -103,7 +118,7 @@ export function buildCli(): Command {
     .description('Revoke a key: from now on it gets 401')
     .action(async (id: string) => {
       const revoked = await withContext((app) => app.get(ApiKeysService).revoke(id));
-      if (!revoked) throw new KeyRequestError(`API key not found: ${id}`);
+      if (!revoked) throw new Error(`API key not found: ${id}`);
       out(`Revoked ${id}.`);
     });
 
@@ -166,12 +181,32 @@ export async function runCli(argv: string[]): Promise<number> {
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
     }
     process.stderr.write(`error: ${e.message ?? String(error)}\n`);
-    return 1;
+    // A request the service refuses (an unknown template, scope or plan) is bad usage too.
+    return error instanceof KeyRequestError ? 2 : 1;
+  }
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
   }
 }
 
 if (require.main === module) {
-  void runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = process.exitCode || code;
+  let code: Promise<number>;
+  try {
+    prepareEnvironment();
+    code = runCli(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    code = Promise.resolve(1);
+  }
+  void code.then((exit) => {
+    process.exitCode = process.exitCode || exit;
   });
 }

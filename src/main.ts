@@ -2,12 +2,14 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { rootModule } from './app.module';
 import { configureApp } from './app.setup';
+import { prepareEnvironment } from './settings/environment';
 import { SettingsError } from './settings/settings';
 import { StoreUnavailableError } from './store/store';
 import { ConfigSourceError } from './configuration/configuration.sources';
 import { ConfigurationService } from './configuration/configuration.service';
 
 async function bootstrap(): Promise<void> {
+  prepareEnvironment();
   const app = await NestFactory.create(rootModule('server'), {
     bufferLogs: true,
     abortOnError: false,

@@ -109,6 +109,7 @@ describe('API key management (e2e)', () => {
       [{ name: 'x', rate_limit: '5' }, ['body', 'rate_limit'], 'int_type'],
       [{ name: 'x', expires_in_days: 0 }, ['body', 'expires_in_days'], 'greater_than_equal'],
       [{ name: 'x', owner: 'me' }, ['body', 'owner'], 'extra_forbidden'],
+      [{ name: 'x', scopes: Array(21).fill('services:read') }, ['body', 'scopes'], 'too_long'],
     ];
     for (const [body, loc, type] of cases) {
       const res = await create(t.adminKey, body);
@@ -117,6 +118,20 @@ describe('API key management (e2e)', () => {
     }
     const after = (await t.http().get('/api/v1/auth/api-keys').set(bearer(t.adminKey))).body.length;
     expect(after).toBe(before);
+  });
+
+  it('enforces the maxItems its schema states, in pydantic words', async () => {
+    const res = await create(t.adminKey, { name: 'x', scopes: Array(25).fill('services:read') });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toEqual([
+      {
+        loc: ['body', 'scopes'],
+        msg: 'List should have at most 20 items after validation, not 25',
+        type: 'too_long',
+      },
+    ]);
+    const schema = (await t.http().get('/openapi.json')).body.components.schemas.CreateApiKeyInput;
+    expect(schema.properties.scopes.maxItems).toBe(20);
   });
 
   it('revokes a key: it then gets 401; an unknown id is 404', async () => {

@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-key';
 import { Store } from '../src/store/store';
-import { bearer, startApp, TestApp } from './support/app';
+import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { runCli } from './support/cli';
 import { usingSharedRedis } from './support/redis';
 
@@ -218,7 +218,7 @@ describe('the first start and the operator CLI (e2e)', () => {
     const after = await call();
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ detail: 'Invalid API key' });
-  }, 60_000); // runs the CLI several times: each run starts Node with ts-node
+  }, 60_000); // runs the compiled CLI several times
 
   it('refuses bad CLI requests with a message and a non-zero exit', async () => {
     const env = { DATA_DIR: t.dataDir };
@@ -226,9 +226,64 @@ describe('the first start and the operator CLI (e2e)', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('API key not found');
     const badScope = await runCli(['keys', 'create', '--name', 'x', '--scopes', 'root'], env);
-    expect(badScope.code).toBe(1);
+    expect(badScope.code).toBe(2);
     expect(badScope.stderr).toContain('root');
     const badLimit = await runCli(['keys', 'create', '--name', 'x', '--daily-limit', 'many'], env);
     expect(badLimit.code).toBe(2);
-  }, 60_000); // runs the CLI several times: each run starts Node with ts-node
+    const badTemplate = await runCli(['keys', 'create', '--name', 'x', '--template', 'nope'], env);
+    expect(badTemplate.code).toBe(2);
+    expect(badTemplate.stderr).toContain("Unknown scope template 'nope'");
+    const noName = await runCli(['keys', 'create'], env);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain("required option '--name <name>' not specified");
+  }, 60_000); // runs the compiled CLI five times
+
+  it('answers --version and --help fast, naming its environment variables', async () => {
+    const version = await runCli(['--version'], {});
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await runCli(['--help'], {});
+    expect(help.code).toBe(0);
+    for (const name of ['DATA_DIR', 'REDIS_URL', 'CONFIG_FILE', 'MCP_API_KEY', '.env']) {
+      expect(help.stdout).toContain(name);
+    }
+    const create = await runCli(['keys', 'create', '--help'], {});
+    expect(create.stdout).toMatch(/--name <name> +a name to recognise the key by \(required\)/);
+  });
+
+  it('reads .env in its working directory, the environment winning', async () => {
+    const cwd = tempDataDir();
+    // On the Redis run the store's namespace comes from .env too.
+    const redis = Object.entries(t.env).filter(([name]) => name.startsWith('REDIS_'));
+    writeFileSync(
+      join(cwd, '.env'),
+      [
+        '# a comment',
+        `DATA_DIR=${t.dataDir}`,
+        'DEFAULT_PLAN=pro',
+        ...redis.map(([name, value]) => `${name}=${value}`),
+      ].join('\n'),
+    );
+    const fromFile = await runCli(['keys', 'create', '--name', 'dotenv', '--json'], {}, '', cwd);
+    expect(fromFile.code).toBe(0);
+    // DATA_DIR came from .env: the key works on the running app's store.
+    const created = JSON.parse(fromFile.stdout) as { key: string; plan: string };
+    expect(created.plan).toBe('pro');
+    expect((await t.http().get('/api/v1/auth/me').set(bearer(created.key))).status).toBe(200);
+    const overridden = await runCli(
+      ['keys', 'create', '--name', 'env-wins', '--json'],
+      { DEFAULT_PLAN: 'free' },
+      '',
+      cwd,
+    );
+    expect((JSON.parse(overridden.stdout) as { plan: string }).plan).toBe('free');
+  });
+
+  it('stops on an invalid variable with one line naming it, exit 1', async () => {
+    const res = await runCli(['keys', 'list'], { DATA_DIR: t.dataDir, TRUST_PROXY: 'maybe' });
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^error: Invalid environment: TRUST_PROXY must be /),
+    ]);
+  });
 });

@@ -178,7 +178,7 @@ describe('doctor on the CLI (e2e)', () => {
     const failing = await runCli(['doctor'], { ...env, DOCTOR_DISK_FAIL_MB: String(1e12) });
     expect(failing.code).toBe(1);
     expect(failing.stdout).toMatch(/^FAIL\s+disk_space/m);
-  }, 60_000); // runs the CLI several times: each run starts Node with ts-node
+  }, 60_000); // runs the compiled CLI several times
 });
 
 describe('doctor configuration checks (e2e)', () => {

@@ -137,17 +137,13 @@ describe('MCP over HTTP (e2e)', () => {
       name: 'greet',
       arguments: JSON.parse('{"name":"A","__proto__":{"x":1}}'),
     });
-    expect(poisoned.body.error).toMatchObject({
-      code: -32602,
-      data: {
-        detail: [
-          {
-            loc: ['body', '__proto__'],
-            msg: 'Extra inputs are not permitted',
-            type: 'extra_forbidden',
-          },
-        ],
+    expect(poisoned.body.result.isError).toBe(true);
+    expect(JSON.parse(poisoned.body.result.content[0].text as string)).toEqual([
+      {
+        loc: ['body', '__proto__'],
+        msg: 'Extra inputs are not permitted',
+        type: 'extra_forbidden',
       },
-    });
+    ]);
   });
 });

@@ -1,32 +1,25 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { ToolRegistry } from '../src/tools/tool.registry';
-import { bearer, TestApp } from './support/app';
-import { runCli } from './support/cli';
+import { bearer, tempDataDir, TestApp } from './support/app';
+import { CLI, runCli } from './support/cli';
 import { McpClients, startMcpApp, textOf } from './support/mcp';
-
-const ROOT = join(__dirname, '..');
 
 describe('MCP over stdio (e2e)', () => {
   let t: TestApp;
   const clients = new McpClients();
 
+  let url: URL;
+  let standard: string;
+
   beforeAll(async () => {
-    ({ t } = await startMcpApp());
+    ({ t, url, standard } = await startMcpApp());
   });
   afterEach(() => clients.closeAll());
   afterAll(() => t.close());
 
-  const cliArgs = (key: string) => [
-    '-r',
-    'ts-node/register/transpile-only',
-    'src/cli.ts',
-    'mcp',
-    '--key',
-    key,
-  ];
+  const cliArgs = (key: string) => [CLI, 'mcp', '--key', key];
   const childEnv = () => ({ PATH: process.env.PATH ?? '', ...t.env });
 
   it('answers listTools and callTool through the SDK stdio transport, on the same quota', async () => {
@@ -34,7 +27,7 @@ describe('MCP over stdio (e2e)', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: cliArgs(key),
-      cwd: ROOT,
+      cwd: tempDataDir(),
       env: childEnv(),
       stderr: 'pipe',
     });
@@ -42,18 +35,16 @@ describe('MCP over stdio (e2e)', () => {
     clients.track(client); // closed after the test, whatever happens
     await client.connect(transport);
     const { tools } = await client.listTools();
-    // The same tools as the server's, but for the test-only fail tool (support/mcp.ts).
-    const served = t.app
-      .get(ToolRegistry)
-      .list()
-      .filter((r) => r.name !== 'fail');
-    expect(tools).toEqual(
-      served.map((r) => ({
-        name: r.name,
-        description: r.description,
-        inputSchema: r.inputSchema,
-        outputSchema: r.outputSchema,
-      })),
+    // The same tools, titles and annotations as over HTTP, but for the test-only fail tool
+    // (support/mcp.ts).
+    const overHttp = (await (await clients.connect(url, standard)).listTools()).tools;
+    expect(tools).toEqual(overHttp.filter((tool) => tool.name !== 'fail'));
+    expect(tools.map((tool) => tool.name)).toEqual(
+      t.app
+        .get(ToolRegistry)
+        .list()
+        .map((r) => r.name)
+        .filter((name) => name !== 'fail'),
     );
     const result = await client.callTool({
       name: 'greet',
@@ -74,7 +65,7 @@ describe('MCP over stdio (e2e)', () => {
   it('writes nothing but protocol on stdout, and exits when stdin closes', async () => {
     const key = await t.createKey({ scope_template: 'standard' });
     const child = spawn(process.execPath, cliArgs('placeholder').slice(0, -2), {
-      cwd: ROOT,
+      cwd: tempDataDir(),
       env: { ...childEnv(), MCP_API_KEY: key },
     });
     try {
@@ -122,7 +113,7 @@ describe('MCP over stdio (e2e)', () => {
   it('refuses to start without a usable key, saying why on stderr', async () => {
     const env = childEnv();
     const missing = await runCli(['mcp'], env);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toContain('An API key is required: --key or MCP_API_KEY');
 

@@ -26,13 +26,39 @@ describe('MCP tools/list and tools/call (e2e)', () => {
       const registry = t.app.get(ToolRegistry).list();
       expect(tools.map((tool) => tool.name).sort()).toEqual(registry.map((r) => r.name).sort());
       for (const entry of registry) {
-        expect(tools.find((tool) => tool.name === entry.name)).toEqual({
+        const listed = tools.find((tool) => tool.name === entry.name);
+        expect(listed).toEqual({
           name: entry.name,
+          title: expect.any(String),
           description: entry.description,
           inputSchema: entry.inputSchema,
           outputSchema: entry.outputSchema,
+          annotations: expect.objectContaining({ title: listed?.title }),
         });
       }
+    });
+
+    it('gives every tool a title and the annotations of the contract', async () => {
+      const { tools } = await (await connect(standard)).listTools();
+      const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+      const reading = { readOnlyHint: true, destructiveHint: true, idempotentHint: false };
+      const writing = { readOnlyHint: false, destructiveHint: true, idempotentHint: true };
+      expect(hints).toMatchObject({
+        greet: { title: 'Greet', ...reading, openWorldHint: false },
+        config_show: { title: 'Show configuration', ...reading, openWorldHint: false },
+        config_get: { title: 'Get a configuration value', ...reading, openWorldHint: false },
+        config_set: { title: 'Set a configuration value', ...writing, openWorldHint: false },
+        doctor: { title: 'Run health checks', ...writing, openWorldHint: false },
+        // A tool that states none gets the MCP specification's defaults and a title from its name.
+        fail: {
+          title: 'Fail',
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: false,
+          openWorldHint: true,
+        },
+      });
+      for (const tool of tools) expect(tool.title).toBe(tool.annotations?.title);
     });
 
     it("shows greet's input schema as validation enforces it", async () => {
@@ -88,11 +114,12 @@ describe('MCP tools/list and tools/call (e2e)', () => {
         arguments: { key: 'logging.verbose', value: 'no' },
       });
 
-      const bad = await protocolError(
-        client.callTool({ name: 'config_set', arguments: { key: 'server.port', value: '70000' } }),
-      );
-      expect(bad.code).toBe(ErrorCode.InvalidParams);
-      expect(bad.message).toContain('server.port expects an integer from 1 to 65535');
+      const bad = await client.callTool({
+        name: 'config_set',
+        arguments: { key: 'server.port', value: '70000' },
+      });
+      expect(bad.isError).toBe(true);
+      expect(textOf(bad)).toContain('server.port expects an integer from 1 to 65535');
 
       const doctor = await client.callTool({ name: 'doctor', arguments: {} });
       expect(doctor.isError).toBeFalsy();
@@ -115,11 +142,12 @@ describe('MCP tools/list and tools/call (e2e)', () => {
     });
 
     it('treats missing arguments as {} like an empty REST body', async () => {
-      const error = await protocolError((await connect(standard)).callTool({ name: 'greet' }));
-      expect(error.code).toBe(ErrorCode.InvalidParams);
-      expect(error.data).toEqual({
-        detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }],
-      });
+      const result = await (await connect(standard)).callTool({ name: 'greet' });
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      expect(JSON.parse(textOf(result))).toEqual([
+        { loc: ['body', 'name'], msg: 'Field required', type: 'missing' },
+      ]);
     });
 
     it.each([
@@ -139,18 +167,19 @@ describe('MCP tools/list and tools/call (e2e)', () => {
         { name: 'A', shout: 'true' },
         { loc: ['body', 'shout'], msg: 'Input should be a valid boolean', type: 'bool_type' },
       ],
-    ])('answers %j with -32602 naming the field, as REST does', async (args, issue) => {
-      const client = await connect(standard);
-      const error = await protocolError(client.callTool({ name: 'greet', arguments: args }));
-      expect(error.code).toBe(ErrorCode.InvalidParams);
-      const field = issue.loc[1];
-      expect(error.message).toContain(`body.${field}: ${issue.msg} [${issue.type}]`);
-      expect(error.message).not.toMatch(/MCP error -32602: MCP error/);
-      expect(error.data).toEqual({ detail: [issue] });
-      const rest = await t.http().post('/api/v1/services/greet').set(bearer(standard)).send(args);
-      expect(rest.status).toBe(400);
-      expect(error.data).toEqual(rest.body);
-    });
+    ])(
+      'answers %j with an isError result holding the REST 400 detail, for the model to correct',
+      async (args, issue) => {
+        const client = await connect(standard);
+        const result = await client.callTool({ name: 'greet', arguments: args });
+        expect(result.isError).toBe(true);
+        expect(result.structuredContent).toBeUndefined();
+        expect(JSON.parse(textOf(result))).toEqual([issue]);
+        const rest = await t.http().post('/api/v1/services/greet').set(bearer(standard)).send(args);
+        expect(rest.status).toBe(400);
+        expect({ detail: JSON.parse(textOf(result)) as unknown }).toEqual(rest.body);
+      },
+    );
 
     it('answers an unknown tool with -32602', async () => {
       const client = await connect(standard);

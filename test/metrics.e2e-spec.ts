@@ -93,13 +93,13 @@ describe('metrics (e2e)', () => {
 
   it('labels unknown paths "unmatched", never with the raw URL', async () => {
     const [unmatched] = await delta(async () => {
-      expect((await t.http().get('/no/such/path-4711')).status).toBe(404);
+      expect((await t.http().get('/no/such/path-qzxv')).status).toBe(404);
       expect(
-        (await t.http().post('/api/v1/services/no_such_tool_4711').set(bearer(key))).status,
+        (await t.http().post('/api/v1/services/no_such_tool_qzxv').set(bearer(key))).status,
       ).toBe(404);
     }, ['http_requests_total', { route: 'unmatched', status_code: '404' }]);
     expect(unmatched).toBe(2);
-    expect(await scrape()).not.toContain('4711');
+    expect(await scrape()).not.toContain('qzxv');
   });
 
   it('counts quota rejections (402)', async () => {

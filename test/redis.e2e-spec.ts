@@ -193,7 +193,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       DATA_DIR: tempDataDir(),
     });
     expect((JSON.parse(listed.stdout) as { id: string }[]).map((k) => k.id)).toContain(id);
-  }, 60_000); // runs the CLI several times: each run starts Node with ts-node
+  }, 60_000); // runs the compiled CLI several times
 
   it('creates one initial key when two stores race on an empty Redis', async () => {
     const settings = loadSettings({

@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
 import { Settings, SETTINGS } from '../settings/settings';
@@ -22,6 +28,7 @@ export class AuthController {
 
   /** The calling key, as the service sees it. */
   @Get('me')
+  @ApiOperation({ operationId: 'getMe', summary: 'The calling key, as the service sees it.' })
   @ApiOkResponse({ type: Me })
   me(@CurrentKey() key: AuthenticatedKey): Me {
     return {
@@ -41,6 +48,7 @@ export class AuthController {
    */
   @Post('api-keys')
   @Scopes(['admin:write'])
+  @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key, shown this once.' })
   @ApiCreatedResponse({ type: CreatedApiKey })
   @ApiErrors(...BODY_ERRORS, 403)
   async create(
@@ -67,6 +75,7 @@ export class AuthController {
   /** Every key, without secrets. */
   @Get('api-keys')
   @Scopes(['admin:read'])
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'Every key, never a secret.' })
   @ApiOkResponse({ type: [ApiKeyView] })
   @ApiErrors(403)
   async list(): Promise<ApiKeyView[]> {
@@ -78,6 +87,7 @@ export class AuthController {
   @Delete('api-keys/:id')
   @HttpCode(200)
   @Scopes(['admin:write'])
+  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke a key: from now on it gets 401.' })
   @ApiOkResponse({ type: RevokedApiKey })
   @ApiErrors(403, 404)
   async revoke(

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { CurrentKey } from './auth.decorators';
 import { ApiErrors, KEYED_ERRORS } from '../docs/api-errors';
 import type { AuthenticatedKey } from './authenticated-key';
@@ -27,6 +27,7 @@ export class UsageController {
 
   /** Today's usage of the calling key. */
   @Get()
+  @ApiOperation({ operationId: 'getUsage', summary: "Today's usage of the calling key." })
   @ApiOkResponse({ type: UsageView })
   async usage(@CurrentKey() key: AuthenticatedKey): Promise<UsageView> {
     const state = await this.quota.usage(key);

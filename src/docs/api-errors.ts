@@ -37,14 +37,14 @@ export class ValidationErrorResponse {
   detail: ValidationIssueView[];
 }
 
-const integerHeader = (description: string): HeaderObject => ({
+export const integerHeader = (description: string): HeaderObject => ({
   description,
   schema: { type: 'integer' },
 });
 
 const RETRY_AFTER = integerHeader('Seconds to wait before retrying.');
 
-const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
+export const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'Retry-After': RETRY_AFTER,
   'X-RateLimit-Limit': integerHeader('Requests allowed in the window.'),
   'X-RateLimit-Remaining': integerHeader('Requests left in the window.'),
@@ -84,6 +84,13 @@ const ERRORS: Record<number, ErrorDoc> = {
     example: { detail: 'Insufficient permissions for this operation.' },
   },
   404: { description: 'No such resource.', example: { detail: 'API key not found' } },
+  409: {
+    description: 'The request conflicts with the current state (a key the environment pins).',
+    example: {
+      detail:
+        "Configuration key 'server.port' is pinned by the environment variable PORT; change PORT and restart instead",
+    },
+  },
   413: {
     description: 'The body is larger than the configured limit.',
     example: { detail: 'Request body too large: the limit is 1048576 bytes' },

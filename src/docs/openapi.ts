@@ -1,14 +1,17 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type {
+  HeaderObject,
   OperationObject,
   PathItemObject,
   ReferenceObject,
   RequestBodyObject,
+  ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Settings, SETTINGS } from '../settings/settings';
+import { ErrorResponse, integerHeader, RATE_LIMIT_HEADERS } from './api-errors';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -32,12 +35,82 @@ function operationsOf(document: OpenAPIObject): OperationObject[] {
  * document says so too, as discovery's schemas do.
  */
 function closeRequestBodies(document: OpenAPIObject): void {
-  const schemas = document.components?.schemas ?? {};
   for (const operation of operationsOf(document)) {
-    const body = operation.requestBody as RequestBodyObject | undefined;
-    const ref = (body?.content?.['application/json']?.schema as ReferenceObject | undefined)?.$ref;
-    const schema = ref && (schemas[ref.split('/').pop() as string] as SchemaObject | undefined);
+    const schema = bodySchemaOf(document, operation);
     if (schema) schema.additionalProperties = false;
+  }
+}
+
+/** The schema of an operation's JSON body, from the components it points to. */
+function bodySchemaOf(
+  document: OpenAPIObject,
+  operation: OperationObject,
+): SchemaObject | undefined {
+  const body = operation.requestBody as RequestBodyObject | undefined;
+  const ref = (body?.content?.['application/json']?.schema as ReferenceObject | undefined)?.$ref;
+  return ref
+    ? (document.components?.schemas?.[ref.split('/').pop() as string] as SchemaObject)
+    : undefined;
+}
+
+const REQUEST_ID: HeaderObject = {
+  description: 'The request id: a well-formed incoming `X-Request-Id` is kept, else a new one.',
+  schema: { type: 'string' },
+};
+
+const QUOTA_HEADERS: Record<string, HeaderObject> = {
+  'X-Quota-Limit': integerHeader('Calls a UTC day (absent when the key has no daily limit).'),
+  'X-Quota-Used': integerHeader('Calls counted today, this one included.'),
+  'X-Quota-Remaining': integerHeader('Calls left today (absent when the key has no daily limit).'),
+  'X-Quota-Reset': integerHeader('Seconds until the next UTC midnight.'),
+};
+
+const { 'Retry-After': _retry, ...RATE_LIMIT_STATE } = RATE_LIMIT_HEADERS;
+
+/** Statuses answered after the rate limit counted the call (it carries X-RateLimit-*). */
+const AFTER_RATE_LIMIT = /^(2\d\d|400|402|404|409|422|500)$/;
+/** Statuses answered after the daily quota counted a tool call (it carries X-Quota-*). */
+const AFTER_QUOTA = /^(2\d\d|400|402|404|409|500)$/;
+
+/**
+ * What every operation states alike, stated once here rather than beside each route: open routes
+ * ask for no key (`security: []`) and may still be refused as malformed (400); a body whose schema
+ * requires nothing is optional; and the headers every answer carries: `X-Request-Id` always,
+ * `X-RateLimit-*` once the key's rate limit has counted the call, `X-Quota-*` once a tool call is
+ * counted against the daily quota.
+ */
+function stateCommonFacts(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      const keyed = (operation.security ?? []).length > 0;
+      if (!keyed) operation.security = [];
+      if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) {
+        operation.responses['400'] = {
+          description:
+            'A malformed request: a path whose percent-encoding does not decode, or no `Host` header.',
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/' + ErrorResponse.name },
+              example: { detail: 'Malformed percent-encoding in the request path' },
+            },
+          },
+        };
+      }
+      const body = operation.requestBody as RequestBodyObject | undefined;
+      if (body && !bodySchemaOf(document, operation)?.required?.length) body.required = false;
+      const tool = method === 'post' && path.startsWith('/api/v1/services/');
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const answer = response as ResponseObject;
+        answer.headers = {
+          ...(keyed && AFTER_RATE_LIMIT.test(status) ? RATE_LIMIT_STATE : {}),
+          ...(tool && AFTER_QUOTA.test(status) ? QUOTA_HEADERS : {}),
+          ...answer.headers,
+          'X-Request-Id': REQUEST_ID,
+        };
+      }
+    }
   }
 }
 
@@ -48,14 +121,18 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Tool invocation service')
     .setDescription(DESCRIPTION)
     .setVersion(settings.version)
+    .setLicense('MIT', 'https://opensource.org/licenses/MIT')
+    .addServer('/', 'This service')
     .addBearerAuth({
       type: 'http',
       scheme: 'bearer',
-      description: 'An API key: `sk_` followed by 64 hex digits.',
+      bearerFormat: 'sk_ followed by 64 hex digits',
+      description: 'An API key: `sk_` followed by 64 hex digits (opaque, not a JWT).',
     })
     .build();
   const document = SwaggerModule.createDocument(app, config);
   closeRequestBodies(document);
+  stateCommonFacts(document);
   return document;
 }
 
@@ -75,5 +152,7 @@ export function setupOpenApi(app: INestApplication): void {
     jsonDocumentUrl: OPENAPI_PATH,
     raw: ['json'],
     customSiteTitle: 'Tool invocation service: API',
+    // The key typed into "Authorize" survives a reload of the page.
+    swaggerOptions: { persistAuthorization: true },
   });
 }

@@ -28,12 +28,12 @@ function HealthRoute(path: string, operationId: string): MethodDecorator {
 export class HealthController {
   constructor(private readonly health: HealthService) {}
 
-  @HealthRoute('health', 'health')
+  @HealthRoute('health', 'getHealth')
   root(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
     return this.answer(res);
   }
 
-  @HealthRoute('api/v1/health', 'health_v1')
+  @HealthRoute('api/v1/health', 'getHealthVersioned')
   versioned(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
     return this.answer(res);
   }

@@ -16,7 +16,8 @@ export class McpOriginMiddleware implements NestMiddleware {
   private readonly allowed: Set<string>;
 
   constructor(@Inject(SETTINGS) settings: Settings) {
-    this.allowed = new Set(settings.mcpAllowedOrigins);
+    // Origins the operator allows to call the API at all (CORS_ORIGINS) may call /mcp too.
+    this.allowed = new Set([...settings.mcpAllowedOrigins, ...settings.corsOrigins]);
   }
 
   use(req: Request, _res: Response, next: NextFunction): void {

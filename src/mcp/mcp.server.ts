@@ -12,7 +12,6 @@ import {
   McpError,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ValidationIssue } from '../common/validation-issue';
 import { ValidationFailed } from '../errors/api-error';
 import { errorAnswer, STATUS_TEXT } from '../errors/all-exceptions.filter';
 import { isPlainObject } from '../validation/validation.pipe';
@@ -31,19 +30,6 @@ class ProtocolError extends McpError {
   }
 }
 
-function issueText(issue: ValidationIssue): string {
-  return `${issue.loc.join('.')}: ${issue.msg} [${issue.type}]`;
-}
-
-/** -32602 with REST's 400 detail: a readable message naming each field, and the issues as data. */
-function invalidArguments(tool: string, issues: ValidationIssue[]): ProtocolError {
-  return new ProtocolError(
-    ErrorCode.InvalidParams,
-    `Invalid arguments for tool '${tool}': ${issues.map(issueText).join('; ')}`,
-    { detail: issues },
-  );
-}
-
 function unknownTool(name: string): ProtocolError {
   return new ProtocolError(
     ErrorCode.InvalidParams,
@@ -52,10 +38,9 @@ function unknownTool(name: string): ProtocolError {
   );
 }
 
+/** The REST answer's detail as text: a sentence as it is, a 400 list as its JSON. */
 function textOf(detail: unknown): string {
-  if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail)) return (detail as ValidationIssue[]).map(issueText).join('; ');
-  return JSON.stringify(detail);
+  return typeof detail === 'string' ? detail : JSON.stringify(detail);
 }
 
 function success(body: unknown): CallToolResult {
@@ -117,7 +102,8 @@ export class McpServerFactory {
     try {
       return success(await this.invoker.invoke(caller, tool, args));
     } catch (error) {
-      if (error instanceof ValidationFailed) throw invalidArguments(name, error.issues);
+      // Arguments that fail validation are a result the model can read and correct (MCP spec).
+      if (error instanceof ValidationFailed) return failure(error.issues);
       return this.refusal(name, error);
     }
   }
@@ -164,11 +150,28 @@ function answerBadInitializeAsInvalidParams(server: Server): void {
   });
 }
 
+/** `word_count` -> `Word count`: a tool's title when it gives none. */
+function titleOf(name: string): string {
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A tool as tools/list shows it: its title, and every annotation (the spec's defaults filled in). */
 function describeTool(tool: RegisteredTool): Tool {
+  const title = tool.title ?? titleOf(tool.name);
+  const hints = tool.annotations ?? {};
   return {
     name: tool.name,
+    title,
     description: tool.description,
     inputSchema: tool.inputSchema as Tool['inputSchema'],
     outputSchema: tool.outputSchema as Tool['outputSchema'],
+    annotations: {
+      title,
+      readOnlyHint: hints.readOnlyHint ?? false,
+      destructiveHint: hints.destructiveHint ?? true,
+      idempotentHint: hints.idempotentHint ?? false,
+      openWorldHint: hints.openWorldHint ?? true,
+    },
   };
 }

@@ -13,7 +13,10 @@ export class MetricsController {
   @Get()
   @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ operationId: 'metrics', summary: 'Prometheus metrics, text exposition format.' })
+  @ApiOperation({
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics, text exposition format.',
+  })
   @ApiProduces(Registry.PROMETHEUS_CONTENT_TYPE)
   @ApiOkResponse({ schema: { type: 'string' }, description: 'The metrics.' })
   metrics(): Promise<string> {

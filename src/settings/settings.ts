@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import proxyAddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
 
 /** The process environment, injectable so that tests can start an app with an environment of their own. */
@@ -48,6 +49,8 @@ export interface Settings {
   httpTimeouts: HttpTimeouts;
   /** Browser origins (`scheme://host[:port]`) allowed to call /mcp; `*` allows any. */
   mcpAllowedOrigins: string[];
+  /** Browser origins allowed to call the API (CORS); `*` allows any; none by default. */
+  corsOrigins: string[];
   version: string;
 }
 
@@ -76,8 +79,8 @@ function intFrom(env: Environment, name: string, fallback: number, min = 0): num
   return Number(raw);
 }
 
-/** `MCP_ALLOWED_ORIGINS`: comma-separated origins, each kept in its normal form; `*` allows any. */
-function parseOrigins(raw: string | undefined): string[] {
+/** A list of origins (`CORS_ORIGINS`, `MCP_ALLOWED_ORIGINS`): comma-separated, each kept in its normal form; `*` allows any. */
+function parseOrigins(name: string, raw: string | undefined): string[] {
   const entries = (raw ?? '')
     .split(',')
     .map((entry) => entry.trim())
@@ -86,7 +89,7 @@ function parseOrigins(raw: string | undefined): string[] {
     const origin = entry === '*' ? entry : originOf(entry);
     if (origin === undefined) {
       throw new SettingsError(
-        `Invalid environment: MCP_ALLOWED_ORIGINS entries must be origins like https://app.example.com, or *; got '${entry}'`,
+        `Invalid environment: ${name} entries must be origins like https://app.example.com, or *; got '${entry}'`,
       );
     }
     return origin;
@@ -108,10 +111,21 @@ export function originOf(value: string): string | undefined {
   return bare && url.origin !== 'null' ? url.origin : undefined;
 }
 
+/**
+ * `TRUST_PROXY`: `true`, `false`, a hop count, or addresses and subnets (with Express's names
+ * `loopback`, `linklocal`, `uniquelocal`), checked by the library Express itself compiles it with.
+ */
 function parseTrustProxy(raw: string | undefined): boolean | number | string {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
+  try {
+    proxyAddr.compile(raw.split(',').map((entry) => entry.trim()));
+  } catch {
+    throw new SettingsError(
+      `Invalid environment: TRUST_PROXY must be true, false, a hop count, or comma-separated addresses or subnets (or loopback, linklocal, uniquelocal); got '${raw}'`,
+    );
+  }
   return raw;
 }
 
@@ -228,7 +242,8 @@ export function loadSettings(env: Environment): Settings {
     },
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     httpTimeouts: httpTimeouts(env),
-    mcpAllowedOrigins: parseOrigins(env.MCP_ALLOWED_ORIGINS),
+    mcpAllowedOrigins: parseOrigins('MCP_ALLOWED_ORIGINS', env.MCP_ALLOWED_ORIGINS),
+    corsOrigins: parseOrigins('CORS_ORIGINS', env.CORS_ORIGINS),
     version: packageVersion(),
   };
 }

@@ -9,14 +9,32 @@ export const TOOLS_PATH = 'api/v1/services';
 /** The scope every tool call needs, over REST and MCP. */
 export const TOOL_SCOPE: Scope = 'services:execute';
 
+/** MCP's hints about a tool's behaviour (the MCP specification's ToolAnnotations). */
+export interface ToolAnnotations {
+  /** Does not change its environment. Default false. */
+  readOnlyHint?: boolean;
+  /** May destroy or overwrite (when not read-only). Default true. */
+  destructiveHint?: boolean;
+  /** Calling it twice with the same arguments does nothing more. Default false. */
+  idempotentHint?: boolean;
+  /** Reaches outside this service. Default true. */
+  openWorldHint?: boolean;
+}
+
 export interface ToolDefinition {
   /** The tool's name and the last segment of its path: `[a-z][a-z0-9_]*`. */
   name: string;
+  /** A human-readable name for MCP clients; by default the name in words (`word_count`: Word count). */
+  title?: string;
   description: string;
+  /** Hints for MCP clients; what a tool leaves out takes the MCP specification's default. */
+  annotations?: ToolAnnotations;
   /** The request DTO: its field decorators validate requests and give the input schema. */
   input: Type<object>;
   /** The response DTO, for the output schema. */
   output: Type<object>;
+  /** Error statuses of the tool's own, documented beside those every tool call may get. */
+  errors?: number[];
 }
 
 /** The definition a @Tool() handler carries, typed: `reflector.get(ToolMetadata, handler)`. */
@@ -39,7 +57,7 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     ApiOperation({ operationId: definition.name, summary: definition.description }),
     ApiBody({ type: definition.input }),
     ApiOkResponse({ type: definition.output, description: 'The tool ran.' }),
-    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403),
+    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403, ...(definition.errors ?? [])),
   );
 }
 

@@ -16,7 +16,7 @@ export class ToolsController {
   @Get()
   @Scopes(['services:read', 'services:execute'])
   @ApiOperation({
-    operationId: 'list_tools',
+    operationId: 'listServices',
     summary: 'Every tool, with the JSON Schema of its input and output.',
   })
   @ApiOkResponse({ type: ToolList })

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import {
+  ArrayMaxSize,
   IsArray,
   IsBoolean,
   IsIn,
@@ -143,6 +144,16 @@ export function StringListField(
   return applyDecorators(
     ...presence(options),
     IsArray(issue('list_type', 'Input should be a valid list')),
+    ...(options.maxItems !== undefined
+      ? [
+          ArrayMaxSize(options.maxItems, {
+            // pydantic's words, with the length it saw.
+            message: ({ value }) =>
+              `List should have at most ${plural(options.maxItems as number, 'item')} after validation, not ${(value as unknown[]).length}`,
+            context: { type: 'too_long' },
+          }),
+        ]
+      : []),
     IsString({ each: true, ...issue('string_type', 'Input should be a valid string') }),
     schema(options, { type: [String], maxItems: options.maxItems }),
   );

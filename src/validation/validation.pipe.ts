@@ -15,7 +15,8 @@ import { MAX_ISSUES, ValidationFailed } from '../errors/api-error';
  */
 export interface IssueContext {
   type: string;
-  msg: string;
+  /** Absent: the constraint's own message (one that depends on the value). */
+  msg?: string;
 }
 
 /** Type errors win over every other problem of a field, as in pydantic: one entry per field. */

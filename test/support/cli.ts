@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { redisTestEnv } from './redis';
 
@@ -10,25 +12,26 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The compiled CLI, as `npm run cli` runs it; test/support/build.global-setup.ts builds it. */
+export const CLI = join(ROOT, 'dist', 'cli.js');
+
 /**
- * Runs the operator CLI exactly as `npm run --silent cli -- ...` does, with the given environment
- * (on the Redis run, REDIS_URL and the prefix of env.DATA_DIR's app are added unless given).
+ * Runs the operator CLI exactly as `npm run --silent cli -- ...` does (node dist/cli.js), with the
+ * given environment (on the Redis run, REDIS_URL and the prefix of env.DATA_DIR's app are added
+ * unless given), in a working directory of its own: no `.env` or `./data` of the checkout leaks in.
  */
 export function runCli(
   args: string[],
   env: Record<string, string>,
   input?: string,
+  cwd = mkdtempSync(join(tmpdir(), 'tis-cli-')),
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli.ts', ...args],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', ...redisTestEnv(env.DATA_DIR), ...env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', ...redisTestEnv(env.DATA_DIR), ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -16,6 +16,8 @@ export class ConfigController {
 
   @Tool({
     name: 'config_show',
+    title: 'Show configuration',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description: 'Return the full project configuration.',
     input: ConfigShowInput,
     output: ConfigShowResult,
@@ -26,6 +28,9 @@ export class ConfigController {
 
   @Tool({
     name: 'config_get',
+    errors: [404],
+    title: 'Get a configuration value',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description: 'Return one configuration value by dot-separated key.',
     input: ConfigGetInput,
     output: ConfigGetResult,
@@ -36,6 +41,15 @@ export class ConfigController {
 
   @Tool({
     name: 'config_set',
+    errors: [404, 409],
+    title: 'Set a configuration value',
+    // It overwrites a stored override; setting the same value twice changes nothing more.
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     description: 'Set a configuration override. The value is coerced to a type.',
     input: ConfigSetInput,
     output: ConfigSetResult,

@@ -9,6 +9,14 @@ export class DoctorController {
 
   @Tool({
     name: 'doctor',
+    title: 'Run health checks',
+    // Its fix removes invalid overrides; fixing twice does nothing more.
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     description: 'Run project health checks, optionally auto-fixing fixable issues.',
     input: DoctorInput,
     output: DoctorResult,

@@ -9,6 +9,8 @@ export class GreetController {
 
   @Tool({
     name: 'greet',
+    title: 'Greet',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     description: 'Greet a user by name.',
     input: GreetInput,
     output: GreetResult,

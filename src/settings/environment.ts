@@ -1,0 +1,21 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadSettings, SettingsError } from './settings';
+
+/**
+ * The process's environment as main.ts and the CLI start with it: `.env` in the working directory
+ * is read first when present (variables already set win: the environment is the operator's), then
+ * every setting is checked once, before Nest starts, so a bad variable is one line naming it.
+ */
+export function prepareEnvironment(env: NodeJS.ProcessEnv = process.env): void {
+  const file = resolve('.env');
+  if (existsSync(file)) {
+    try {
+      // Node's own reader (20.12+): it never overwrites a variable that is already set.
+      process.loadEnvFile(file);
+    } catch (error) {
+      throw new SettingsError(`Cannot read ${file}: ${(error as Error).message}`);
+    }
+  }
+  loadSettings(env);
+}
