@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
-import { ApiKeyRecord, Store } from '../src/store/store';
+import { NewKeyRecord, Store } from '../src/store/store';
 import { loadSettings } from '../src/settings/settings';
 import { createStore } from '../src/store/store.module';
 import { LogControl } from '../src/logging/log-control';
@@ -201,7 +201,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     });
     const stores = await Promise.all([createStore(settings), createStore(settings)]);
     try {
-      const record = (i: number): ApiKeyRecord => ({
+      const record = (i: number): NewKeyRecord => ({
         id: `key_race${i}`,
         name: `race-${i}`,
         prefix: 'sk_race',

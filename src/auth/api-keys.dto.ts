@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IntField, StringField, StringListField } from '../validation/fields';
+import { BoolField, IntField, StringField, StringListField } from '../validation/fields';
 import { SCOPE_TEMPLATES } from './scopes';
 
 export class CreateApiKeyInput {
@@ -59,6 +59,65 @@ export class CreateApiKeyInput {
   expires_in_days?: number | null;
 }
 
+/** A PATCH of a key: only the fields given change; a null limit falls back to the plan's. */
+export class UpdateApiKeyInput {
+  @StringField({
+    description: 'A new name.',
+    optional: true,
+    minLength: 1,
+    maxLength: 100,
+    example: 'ci-runner-2',
+  })
+  name?: string;
+
+  @StringListField({
+    description: 'The scopes the key holds from now on (replacing its current ones).',
+    optional: true,
+    maxItems: 20,
+    example: ['services:execute'],
+  })
+  scopes?: string[];
+
+  @StringField({ description: 'Plan: free, pro or unlimited.', optional: true, maxLength: 50 })
+  plan?: string;
+
+  @IntField({
+    description: "Calls per UTC day, beating the plan's; null: the plan's.",
+    nullable: true,
+    minimum: 0,
+    maximum: 1_000_000_000,
+    example: 500,
+  })
+  daily_limit?: number | null;
+
+  @IntField({
+    description: "Calls per second, beating the plan's; null: the plan's.",
+    nullable: true,
+    minimum: 1,
+    maximum: 1_000_000,
+  })
+  rate_limit?: number | null;
+
+  @BoolField({
+    description: 'false: the key gets 401 until enabled again.',
+    optional: true,
+    example: false,
+  })
+  enabled?: boolean;
+}
+
+export class RotateApiKeyInput {
+  @IntField({
+    description: 'Seconds the previous secret keeps working (0: none, at most a week).',
+    optional: true,
+    minimum: 0,
+    maximum: 604_800,
+    default: 0,
+    example: 3600,
+  })
+  grace_seconds?: number;
+}
+
 /** The public view of a key, in answers and the CLI: everything but the hash, and its status now. */
 export class ApiKeyView {
   @ApiProperty({ example: 'key_3f2a9c1d0b7e6a54' }) id: string;
@@ -76,7 +135,16 @@ export class ApiKeyView {
   @ApiProperty({ nullable: true, type: String }) expires_at: string | null;
   @ApiProperty({ nullable: true, type: String }) revoked_at: string | null;
   @ApiProperty({ nullable: true, type: String }) last_used_at: string | null;
-  @ApiProperty({ enum: ['active', 'revoked', 'expired'] }) status: 'active' | 'revoked' | 'expired';
+  @ApiProperty({ description: 'A disabled key gets 401 until enabled again.' })
+  enabled: boolean;
+  @ApiProperty({ enum: ['active', 'disabled', 'revoked', 'expired'] })
+  status: 'active' | 'disabled' | 'revoked' | 'expired';
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'While a rotation grace runs: when the previous secret stops working.',
+  })
+  previous_key_expires_at: string | null;
 }
 
 export class CreatedApiKey extends ApiKeyView {

@@ -1,3 +1,4 @@
+import { AuditService } from '../audit/audit.service';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { liesInside } from '../common/paths';
@@ -79,6 +80,7 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
     private readonly store: Store,
     @Inject(ENVIRONMENT) private readonly env: Environment,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly audit: AuditService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -249,6 +251,8 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
       ]);
     }
     await this.store.setOverride(key, checked.value);
+    // The value as a client may see it: a secret is recorded by key, masked.
+    await this.audit.record('config.set', key, { value: redactValue(entry, checked.value) });
     this.logger.log(
       `Configuration override stored for ${key}${entry.spec.restart ? ' (applies after a restart)' : ''}`,
     );

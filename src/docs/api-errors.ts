@@ -84,6 +84,11 @@ const ERRORS: Record<number, ErrorDoc> = {
     example: { detail: 'Insufficient permissions for this operation.' },
   },
   404: { description: 'No such resource.', example: { detail: 'API key not found' } },
+  409: {
+    description:
+      'A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment.',
+    example: { detail: 'API key is revoked' },
+  },
   413: {
     description: 'The body is larger than the configured limit.',
     example: { detail: 'Request body too large: the limit is 1048576 bytes' },
@@ -91,6 +96,10 @@ const ERRORS: Record<number, ErrorDoc> = {
   415: {
     description: 'The body is not `application/json` (or `application/*+json`).',
     example: { detail: "Unsupported Media Type: send 'Content-Type: application/json'" },
+  },
+  422: {
+    description: 'The Idempotency-Key was used before with a different request.',
+    example: { detail: 'Idempotency-Key reused with a different request' },
   },
   429: {
     description:

@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { IdempotencyClaim } from '../store/store';
 
 /** How an invocation arrived: an HTTP route (REST, and the /mcp POST itself), or an MCP tools/call. */
 export type Transport = 'rest' | 'mcp-http' | 'mcp-stdio';
@@ -26,6 +27,14 @@ export interface Invocation {
   key?: AuthenticatedKey;
   /** Headers the answer carries, success or not: X-RateLimit-*, X-Quota-*. */
   headers: Record<string, string | number>;
+  /** A tool call's body (MCP: its arguments), for the idempotency step's fingerprint. */
+  body?: unknown;
+  /** The client's Idempotency-Key as received (REST header, MCP `_meta`); undefined: none. */
+  idempotencyKey?: unknown;
+  /** Set by the idempotency step when this call's answer is to be kept. */
+  idempotency?: IdempotencyClaim;
+  /** Work to undo when a later step refuses the invocation (a claim the quota then refuses). */
+  onRefused?: (() => Promise<void>)[];
 }
 
 /** One check of the pipeline: resolves to let the invocation through, throws an ApiError to refuse it. */
