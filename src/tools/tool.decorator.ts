@@ -1,6 +1,13 @@
 import { applyDecorators, Controller, HttpCode, Post, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Scopes } from '../auth/auth.decorators';
 import type { Scope } from '../auth/scopes';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
@@ -38,8 +45,24 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     Scopes([TOOL_SCOPE]),
     ApiOperation({ operationId: definition.name, summary: definition.description }),
     ApiBody({ type: definition.input }),
-    ApiOkResponse({ type: definition.output, description: 'The tool ran.' }),
-    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, example: 'order-4711-greet' },
+    }),
+    ApiOkResponse({
+      type: definition.output,
+      description: 'The tool ran (or, with `Idempotent-Replayed: true`, its kept answer).',
+      headers: {
+        'Idempotent-Replayed': {
+          description: '`true` on a replayed answer.',
+          schema: { type: 'string', enum: ['true'] },
+        },
+      },
+    }),
+    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403, 409, 422),
   );
 }
 
