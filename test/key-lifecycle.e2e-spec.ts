@@ -189,7 +189,10 @@ describe('key lifecycle: show, patch, enable/disable, rotate (e2e)', () => {
       expect(res.body.prefix).toBe((res.body.key as string).slice(0, 11));
       // Without a grace the old secret stops at once; the usage goes on with the new one.
       expect((await greet(key)).body).toEqual(INVALID);
-      const usage = await t.http().get('/api/v1/usage').set(bearer(res.body.key as string));
+      const usage = await t
+        .http()
+        .get('/api/v1/usage')
+        .set(bearer(res.body.key as string));
       expect(usage.body).toMatchObject({ used: 2, daily_limit: 9, remaining: 7 });
       const third = await greet(res.body.key as string);
       expect(third.headers['x-quota-used']).toBe('3');
@@ -251,7 +254,7 @@ describe('key lifecycle: show, patch, enable/disable, rotate (e2e)', () => {
     expect(res.status).toBe(201);
     expect(res.headers.location).toBe(`${KEYS}/${res.body.id}`);
     expect(res.headers['cache-control']).toBe('no-store');
-    const shown = await t.http().get(res.headers.location as string).set(admin());
+    const shown = await t.http().get(res.headers.location).set(admin());
     expect(shown.body.id).toBe(res.body.id);
   });
 });
