@@ -21,10 +21,14 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
-/** A limit, or `none`: the plan's. */
+/** A limit, or `none`: the plan's (kept as 'none': commander turns a parsed null into ''). */
 function limitOrNone(min: number) {
   const number = wholeNumber(min);
-  return (raw: string): number | null => (raw === 'none' ? null : number(raw));
+  return (raw: string): number | 'none' => (raw === 'none' ? 'none' : number(raw));
+}
+
+function noneAsNull(value: number | 'none' | undefined): number | null | undefined {
+  return value === 'none' ? null : value;
 }
 
 function scopeList(raw: string | undefined): string[] | undefined {
@@ -184,8 +188,8 @@ export function buildCli(): Command {
           name?: string;
           scopes?: string;
           plan?: string;
-          dailyLimit?: number | null;
-          rateLimit?: number | null;
+          dailyLimit?: number | 'none';
+          rateLimit?: number | 'none';
           enable?: boolean;
           disable?: boolean;
           json?: boolean;
@@ -195,8 +199,8 @@ export function buildCli(): Command {
           name: opts.name,
           scopes: scopeList(opts.scopes),
           plan: opts.plan,
-          daily_limit: opts.dailyLimit,
-          rate_limit: opts.rateLimit,
+          daily_limit: noneAsNull(opts.dailyLimit),
+          rate_limit: noneAsNull(opts.rateLimit),
           enabled: opts.enable ? true : opts.disable ? false : undefined,
         };
         const view = await withContext(async (app) => {
