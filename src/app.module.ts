@@ -1,6 +1,5 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { AuditActorInterceptor } from './audit/audit.interceptor';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule, KeysModule } from './auth/auth.module';
 import { InitialKeyBootstrap } from './auth/initial-key';
@@ -9,7 +8,6 @@ import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
 import { RouteTable } from './http/route-table';
 import { InvocationGuard } from './invocation/invocation.guard';
-import { IdempotencyInterceptor } from './invocation/idempotency.interceptor';
 import { InvocationModule } from './invocation/invocation.module';
 import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging/logging.module';
 import { McpCoreModule, McpModule } from './mcp/mcp.module';
@@ -72,10 +70,6 @@ export function rootModule(
         providers: [
           // Every keyed route and tool call: authenticate, scope, rate limit, quota (the pipeline).
           { provide: APP_GUARD, useExisting: InvocationGuard },
-          // An idempotent tool call's answer is kept once its handler is done.
-          { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
-          // Handlers run as their caller, for the audit trail (key id, request id).
-          { provide: APP_INTERCEPTOR, useExisting: AuditActorInterceptor },
           // Then the body: strict types, unknown fields refused, pydantic-shaped 400s.
           { provide: APP_PIPE, useClass: ApiValidationPipe },
           // Whatever is thrown becomes {detail}.

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
-import { NewKeyRecord, Store } from '../src/store/store';
+import { ApiKeyRecord, Store } from '../src/store/store';
 import { loadSettings } from '../src/settings/settings';
 import { createStore } from '../src/store/store.module';
 import { LogControl } from '../src/logging/log-control';
@@ -201,7 +201,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     });
     const stores = await Promise.all([createStore(settings), createStore(settings)]);
     try {
-      const record = (i: number): NewKeyRecord => ({
+      const record = (i: number): ApiKeyRecord => ({
         id: `key_race${i}`,
         name: `race-${i}`,
         prefix: 'sk_race',
@@ -214,6 +214,9 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
         expires_at: null,
         revoked_at: null,
         last_used_at: null,
+        enabled: true,
+        previous_hash: null,
+        previous_key_expires_at: null,
       });
       const records = Array.from({ length: 10 }, (_, i) => record(i));
       const inserted = await Promise.all(records.map((r, i) => stores[i % 2].insertKeyIfNone(r)));

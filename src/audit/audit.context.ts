@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentRequest } from '../common/request-scope';
 
 /** Who is acting, for the audit trail: a key over HTTP or MCP, or the operator's CLI, or the service. */
 export interface AuditActor {
@@ -10,9 +11,16 @@ export interface AuditActor {
 
 const storage = new AsyncLocalStorage<AuditActor>();
 
-/** The actor of the work running now; outside any request or command, the service itself. */
+/**
+ * The actor of the work running now: the one given by actAs, else the HTTP request's key and id,
+ * else (no request, no command) the service itself.
+ */
 export function currentActor(): AuditActor {
-  return storage.getStore() ?? { actorKeyId: null, requestId: null, source: 'system' };
+  const acting = storage.getStore();
+  if (acting) return acting;
+  const req = currentRequest();
+  if (req) return { actorKeyId: req.apiKey?.id ?? null, requestId: req.id ?? null };
+  return { actorKeyId: null, requestId: null, source: 'system' };
 }
 
 /** Runs `work` (and everything it starts) as `actor`. */

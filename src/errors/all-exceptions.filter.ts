@@ -12,6 +12,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
 import { RouteTable } from '../http/route-table';
 import { StoreUnavailableError } from '../store/store';
+import { takeKeepAnswer, type RequestScope } from '../common/request-scope';
 import { ApiError, IdempotentReplay } from './api-error';
 
 /** Nest's own answer for a path no route matches: `Cannot GET /x`. */
@@ -65,6 +66,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     const answer = this.answerFor(exception, req);
+    // An idempotent tool call that got this far ran (or its body was refused): its answer is kept
+    // before it goes out, so that a retry arriving right after finds it.
+    const keep = takeKeepAnswer(req as RequestScope);
+    if (keep) {
+      void keep(answer.status, { detail: answer.detail }).finally(() => this.send(res, answer));
+      return;
+    }
+    this.send(res, answer);
+  }
+
+  private send(res: Response, answer: Answer): void {
     if (res.headersSent) {
       res.end();
       return;

@@ -1,3 +1,4 @@
+import { type RequestScope, withinRequest } from '../common/request-scope';
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { ValidationIssue } from '../common/validation-issue';
@@ -45,6 +46,11 @@ function hasBody(req: Request): boolean {
   return (
     req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
   );
+}
+
+/** Serves the rest of the request within its scope (src/common/request-scope.ts). */
+export function requestScope(req: Request, _res: Response, next: NextFunction): void {
+  withinRequest(req as RequestScope, next);
 }
 
 /** Bodies of any other media type are refused before anything else looks at the request. */

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
-import { answerOf } from '../errors/all-exceptions.filter';
 import { Clock } from '../limits/clock';
 import { Settings, SETTINGS } from '../settings/settings';
 import { IdempotencyBegin, IdempotencyClaim, Store } from '../store/store';
@@ -89,12 +88,6 @@ export class IdempotencyService {
       // The answer still goes out; the marker expires with the request timeout.
       this.logger.warn({ err: error }, 'Could not keep an idempotent answer');
     }
-  }
-
-  /** Keeps the answer an error gives (the tool's own 4xx, a 500), as REST would send it. */
-  keepError(claim: IdempotencyClaim, error: unknown): Promise<void> {
-    const answer = answerOf(error);
-    return this.keep(claim, answer.status, { detail: answer.detail });
   }
 
   /** Drops the claim of a call refused after it was made (402 from the quota, a store failure). */

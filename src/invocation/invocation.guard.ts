@@ -44,7 +44,7 @@ export class InvocationGuard implements CanActivate {
       await this.pipeline.check(invocation);
     } finally {
       req.apiKey = invocation.key;
-      req.idempotency = invocation.idempotency;
+      req.keepAnswer = invocation.keepAnswer;
       const res = http.getResponse<Response>();
       for (const [name, value] of Object.entries(invocation.headers)) res.setHeader(name, value);
     }

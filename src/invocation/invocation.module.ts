@@ -3,7 +3,6 @@ import { DiscoveryModule } from '@nestjs/core';
 import { KeysModule } from '../auth/auth.module';
 import { LimitsModule } from '../limits/limits.module';
 import { InvocationGuard } from './invocation.guard';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyService } from './idempotency';
 import { InvocationPipeline } from './invocation.pipeline';
 import { IdempotencyStep } from './steps/idempotency.step';
@@ -27,10 +26,9 @@ import { ToolInvoker } from './tool.invoker';
     IdempotencyStep,
     QuotaStep,
     IdempotencyService,
-    IdempotencyInterceptor,
     InvocationGuard,
     ToolInvoker,
   ],
-  exports: [InvocationPipeline, InvocationGuard, IdempotencyInterceptor, ToolInvoker],
+  exports: [InvocationPipeline, InvocationGuard, ToolInvoker],
 })
 export class InvocationModule {}

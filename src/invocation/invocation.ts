@@ -1,6 +1,5 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
-import type { IdempotencyClaim } from '../store/store';
 
 /** How an invocation arrived: an HTTP route (REST, and the /mcp POST itself), or an MCP tools/call. */
 export type Transport = 'rest' | 'mcp-http' | 'mcp-stdio';
@@ -31,8 +30,11 @@ export interface Invocation {
   body?: unknown;
   /** The client's Idempotency-Key as received (REST header, MCP `_meta`); undefined: none. */
   idempotencyKey?: unknown;
-  /** Set by the idempotency step when this call's answer is to be kept. */
-  idempotency?: IdempotencyClaim;
+  /**
+   * Set by the idempotency step when this call's answer is to be kept: the transport calls it once
+   * with the status and body it answers (REST: the @Tool handler's wrapper or the exception filter).
+   */
+  keepAnswer?: (status: number, body: unknown) => Promise<void>;
   /** Work to undo when a later step refuses the invocation (a claim the quota then refuses). */
   onRefused?: (() => Promise<void>)[];
 }

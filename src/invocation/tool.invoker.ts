@@ -5,7 +5,7 @@ import type { RegisteredTool } from '../tools/tool.registry';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../errors/api-error';
 import { actAs, currentActor } from '../audit/audit.context';
 import type { ValidationIssue } from '../common/validation-issue';
-import { IdempotencyService } from './idempotency';
+import { answerOf } from '../errors/all-exceptions.filter';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/express-body';
 import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pipe';
 import { Invocation } from './invocation';
@@ -28,7 +28,6 @@ export class ToolInvoker {
 
   constructor(
     private readonly pipeline: InvocationPipeline,
-    private readonly idempotency: IdempotencyService,
     // Absent in the stdio server, which serves no /metrics.
     @Optional() private readonly metrics?: MetricsService,
   ) {}
@@ -72,15 +71,16 @@ export class ToolInvoker {
       idempotencyKey,
     };
     await this.pipeline.check(invocation);
-    const claim = invocation.idempotency;
+    const keep = invocation.keepAnswer;
     // The tool runs as the key for the audit trail (over HTTP the request's id is kept).
     const actor = { actorKeyId: invocation.key?.id ?? null, requestId: currentActor().requestId };
     try {
       const body = await actAs(actor, () => this.validateAndRun(tool, args));
-      if (claim) await this.idempotency.keep(claim, 200, body);
+      await keep?.(200, body);
       return body;
     } catch (error) {
-      if (claim) await this.idempotency.keepError(claim, error);
+      const answer = answerOf(error);
+      await keep?.(answer.status, { detail: answer.detail });
       throw error;
     }
   }

@@ -1,3 +1,4 @@
+import { currentRequest, takeKeepAnswer } from '../common/request-scope';
 import { applyDecorators, Controller, HttpCode, Post, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
@@ -39,6 +40,8 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     throw new Error(`Tool name '${definition.name}' must match [a-z][a-z0-9_]*`);
   }
   return applyDecorators(
+    // First: the decorators after it put their metadata on the wrapper.
+    KeepsIdempotentAnswer(),
     ToolMetadata(definition),
     Post(definition.name),
     HttpCode(200),
@@ -64,6 +67,29 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     }),
     ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403, 409, 422),
   );
+}
+
+/**
+ * Wraps a tool's handler so that, over REST, an idempotent call's answer (the handler's result,
+ * as the client will read it) is kept before it is sent. Errors are kept by the exception filter,
+ * which sees those of validation too. A call without an Idempotency-Key pays one lookup.
+ */
+function KeepsIdempotentAnswer(): MethodDecorator {
+  return (_target, _key, descriptor: PropertyDescriptor) => {
+    const handler = descriptor.value as (...args: unknown[]) => unknown;
+    const wrapped = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
+      const result: unknown = await handler.apply(this, args);
+      const keep = takeKeepAnswer(currentRequest());
+      if (keep) await keep(200, JSON.parse(JSON.stringify(result ?? null)));
+      return result;
+    };
+    // Decorators applied below @Tool() put their metadata on the handler: carry it over.
+    for (const key of Reflect.getMetadataKeys(handler) as unknown[]) {
+      Reflect.defineMetadata(key, Reflect.getMetadata(key, handler), wrapped);
+    }
+    Object.defineProperty(wrapped, 'name', { value: handler.name });
+    descriptor.value = wrapped;
+  };
 }
 
 /** The class decorator of a tool controller: the shared path prefix, tag and bearer auth. */

@@ -39,8 +39,11 @@ export class IdempotencyStep implements InvocationStep {
       case 'mismatch':
         throw new ApiError(422, 'Idempotency-Key reused with a different request');
       case 'started':
-        invocation.idempotency = claim;
-        (invocation.onRefused ??= []).push(() => this.idempotency.release(claim));
+        invocation.keepAnswer = (status, body) => this.idempotency.keep(claim, status, body);
+        (invocation.onRefused ??= []).push(() => {
+          invocation.keepAnswer = undefined;
+          return this.idempotency.release(claim);
+        });
         return;
       case 'full':
         return;
