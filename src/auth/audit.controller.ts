@@ -18,15 +18,15 @@ export class AuditController {
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listAuditEntries', summary: 'The audit trail' })
   @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
-  })
-  @ApiQuery({
     name: 'before',
     required: false,
     schema: { type: 'integer', minimum: 1 },
     description: 'Only entries older than this id: the last id of the previous page.',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
   })
   @ApiOkResponse({ type: AuditPage })
   @ApiErrors(400, 403)

@@ -125,15 +125,15 @@ export class AuthController {
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List keys' })
   @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 1000 },
-  })
-  @ApiQuery({
     name: 'cursor',
     required: false,
     schema: { type: 'string' },
     description: 'From the `Link` header of the previous page.',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 1000 },
   })
   @ApiOkResponse({
     type: [ApiKeyView],
