@@ -90,6 +90,36 @@ describe('Idempotency-Key on tool calls (e2e)', () => {
     expect(await used(key)).toBe(1);
   });
 
+  it('runs the tool once across two instances of one deployment', async () => {
+    const other = await startApp({ dataDir: t.dataDir, imports: [GatedToolModule] });
+    try {
+      const key = await t.createKey({ scope_template: 'standard', plan: 'pro' });
+      const runs = gate.runs;
+      const calls = Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? other : t)
+          .http()
+          .post('/api/v1/services/gated')
+          .set(bearer(key))
+          .set('Idempotency-Key', 'twice')
+          .send({ label: 'both' })
+          .then((r) => r),
+      );
+      const statuses = (await Promise.all(calls)).map((r) => r.status);
+      expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+      expect(gate.runs).toBe(runs + 1);
+      expect(await used(key)).toBe(1);
+      const replay = await other
+        .http()
+        .post('/api/v1/services/gated')
+        .set(bearer(key))
+        .set('Idempotency-Key', 'twice')
+        .send({ label: 'both' });
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('keeps a 400 of validation, a 500 and a 404 of the tool; replays them', async () => {
     const key = await t.createKey({ scope_template: 'standard', plan: 'pro' });
     const bad = await call(key, 'greet', { name: '' }, 'bad-1');
