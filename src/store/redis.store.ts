@@ -286,8 +286,9 @@ function parseInfo(info: string): Record<string, string> {
  *   key:<id>              hash  the key's record
  *   config:overrides      hash  configuration key -> JSON value
  *   quota:<id>:<day>      string calls counted for a key on a UTC day (expires after 91 days)
- *   audit:seq, audit:log  the last audit entry id; the entries (sorted set by id), 90 days
- *   idem:<id>, idem:<id>:expiry  a key's idempotency entries (hash) and their expiry times
+ *   {audit}:seq, {audit}:log  the last audit entry id; the entries (sorted set by id), 90 days
+ *   idem:{<id>}, idem:{<id>}:expiry  a key's idempotency entries (hash scope -> JSON) and their
+ *                         expiry times (sorted set); both expire with their last entry
  *   {rate:...}:hits       the throttler's counters (src/limits/redis-throttler.storage.ts)
  * Channel `<prefix>config:overrides`: every override write is announced there; each instance's
  * subscriber connection calls the override listeners, so a change is seen everywhere at once.
@@ -295,6 +296,9 @@ function parseInfo(info: string): Record<string, string> {
 export class RedisStore extends Store {
   private static readonly INDEX = 'keys:by-hash';
   private static readonly OVERRIDES = 'config:overrides';
+  /** The audit trail's counter and entries: one hash tag, one Cluster slot. */
+  private static readonly AUDIT_SEQ = '{audit}:seq';
+  private static readonly AUDIT_LOG = '{audit}:log';
 
   readonly kind = 'redis' as const;
   /** Tells this instance's own announcements apart: its listeners were already called. */
@@ -475,7 +479,12 @@ export class RedisStore extends Store {
 
   async appendAudit(entry: Omit<AuditEntry, 'id'>, keepSince: string): Promise<AuditEntry> {
     const id = await redisCall(
-      this.client.tisAppendAudit('audit:seq', 'audit:log', JSON.stringify(entry), keepSince),
+      this.client.tisAppendAudit(
+        RedisStore.AUDIT_SEQ,
+        RedisStore.AUDIT_LOG,
+        JSON.stringify(entry),
+        keepSince,
+      ),
     );
     return { id, ...entry };
   }
@@ -483,7 +492,7 @@ export class RedisStore extends Store {
   async listAudit(query: { before?: number; limit: number; since: string }): Promise<AuditEntry[]> {
     const max = query.before === undefined ? '+inf' : `(${query.before}`;
     const found = await redisCall(
-      this.client.zrevrangebyscore('audit:log', max, '-inf', 'LIMIT', 0, query.limit),
+      this.client.zrevrangebyscore(RedisStore.AUDIT_LOG, max, '-inf', 'LIMIT', 0, query.limit),
     );
     return found
       .map((json) => {
@@ -547,7 +556,8 @@ export class RedisStore extends Store {
   }
 
   private idempotencyKeys(keyId: string): [string, string] {
-    return [`idem:${keyId}`, `idem:${keyId}:expiry`];
+    // One hash tag: both keys in one Cluster slot, as the script that uses them together needs.
+    return [`idem:{${keyId}}`, `idem:{${keyId}}:expiry`];
   }
 
   /** Both connections must be up: without the subscriber, overrides would not reach this instance. */
