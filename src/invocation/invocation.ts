@@ -51,8 +51,8 @@ export interface InvocationStep {
 export const PipelineStep = DiscoveryService.createDecorator<{ order: number }>();
 
 /**
- * The contract's order of a call: authentication, scope, rate limit, idempotency (the slot the key
- * lifecycle work fills: replay, 409, 422), daily quota; then validation, the tool, metering.
+ * The contract's order of a call: authentication, scope, rate limit, idempotency (replay, 409,
+ * 422), daily quota; then validation, the tool, metering, and the kept answer.
  */
 export const STEP_ORDER = {
   authenticate: 100,
