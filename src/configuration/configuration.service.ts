@@ -1,6 +1,6 @@
-import { AuditService } from '../audit/audit.service';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import { AuditService } from '../audit/audit.service';
 import { liesInside } from '../common/paths';
 import { ApiError, ValidationFailed } from '../errors/api-error';
 import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../settings/settings';

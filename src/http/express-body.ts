@@ -1,6 +1,6 @@
-import { type RequestScope, withinRequest } from '../common/request-scope';
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { type RequestScope, withinRequest } from '../common/request-scope';
 import type { ValidationIssue } from '../common/validation-issue';
 import { jsonDeeperThan } from './json-depth';
 

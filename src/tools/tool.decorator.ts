@@ -1,4 +1,3 @@
-import { currentRequest, takeKeepAnswer } from '../common/request-scope';
 import { applyDecorators, Controller, HttpCode, Post, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
@@ -10,6 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Scopes } from '../auth/auth.decorators';
+import { currentRequest, takeKeepAnswer } from '../common/request-scope';
 import type { Scope } from '../auth/scopes';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 
