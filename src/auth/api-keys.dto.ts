@@ -121,28 +121,43 @@ export class RotateApiKeyInput {
 /** The public view of a key, in answers and the CLI: everything but the hash, and its status now. */
 export class ApiKeyView {
   @ApiProperty({ example: 'key_3f2a9c1d0b7e6a54' }) id: string;
-  @ApiProperty() name: string;
+  @ApiProperty({ example: 'ci-runner' }) name: string;
   @ApiProperty({
     description: 'The first characters of the key, to recognise it.',
     example: 'sk_1a2b3c4d',
   })
   prefix: string;
-  @ApiProperty({ type: [String] }) scopes: string[];
-  @ApiProperty() plan: string;
-  @ApiProperty({ type: 'integer', nullable: true }) daily_limit: number | null;
-  @ApiProperty({ type: 'integer', nullable: true }) rate_limit: number | null;
-  @ApiProperty() created_at: string;
-  @ApiProperty({ nullable: true, type: String }) expires_at: string | null;
-  @ApiProperty({ nullable: true, type: String }) revoked_at: string | null;
-  @ApiProperty({ nullable: true, type: String }) last_used_at: string | null;
-  @ApiProperty({ description: 'A disabled key gets 401 until enabled again.' })
+  @ApiProperty({ type: [String], example: ['services:read', 'services:execute'] })
+  scopes: string[];
+  @ApiProperty({ example: 'free' }) plan: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 500,
+    description: "Calls per UTC day; null: the plan's.",
+  })
+  daily_limit: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: "Calls per second; null: the plan's.",
+  })
+  rate_limit: number | null;
+  @ApiProperty({ example: '2025-01-01T12:00:00.000Z' }) created_at: string;
+  @ApiProperty({ nullable: true, type: String, example: null }) expires_at: string | null;
+  @ApiProperty({ nullable: true, type: String, example: null }) revoked_at: string | null;
+  @ApiProperty({ nullable: true, type: String, example: '2025-01-02T08:30:00.000Z' })
+  last_used_at: string | null;
+  @ApiProperty({ description: 'A disabled key gets 401 until enabled again.', example: true })
   enabled: boolean;
-  @ApiProperty({ enum: ['active', 'disabled', 'revoked', 'expired'] })
+  @ApiProperty({ enum: ['active', 'disabled', 'revoked', 'expired'], example: 'active' })
   status: 'active' | 'disabled' | 'revoked' | 'expired';
   @ApiProperty({
     nullable: true,
     type: String,
-    description: 'While a rotation grace runs: when the previous secret stops working.',
+    example: '2025-01-02T13:00:00.000Z',
+    description: 'While a rotation grace runs: when the previous secret stops working; else null.',
   })
   previous_key_expires_at: string | null;
 }
