@@ -8,7 +8,7 @@ const FLOORS = [
   ['store', 'http', 'docs'],
   ['errors'],
   ['validation'],
-  ['limits'],
+  ['limits', 'audit'],
   ['auth'],
   ['configuration'],
   ['logging', 'health'],

@@ -1,5 +1,6 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule, KeysModule } from './auth/auth.module';
 import { InitialKeyBootstrap } from './auth/initial-key';
 import { ConfigurationModule } from './configuration/configuration.module';
@@ -40,7 +41,7 @@ export class McpStdioModule {}
 export class CliModule {}
 
 /** What every process shares: settings, the store and the configuration tree. */
-const FOUNDATION: Imported[] = [SettingsModule, StoreModule, ConfigurationModule];
+const FOUNDATION: Imported[] = [SettingsModule, StoreModule, AuditModule, ConfigurationModule];
 
 /**
  * The three root modules, side by side from one factory, so that what each mounts is read in one

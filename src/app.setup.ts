@@ -13,6 +13,7 @@ import {
   jsonOnly,
   refuseDeepBodies,
   requestId,
+  requestScope,
 } from './http/express-body';
 import { rejectMalformedRequests } from './http/request-checks';
 import { RouteTable } from './http/route-table';
@@ -37,6 +38,8 @@ export function configureApp(app: INestApplication): INestApplication {
   express.set('trust proxy', settings.trustProxy);
   express.set('etag', false);
   app.use(requestId);
+  // The request is readable below it (audit actor, idempotent answers) without being passed down.
+  app.use(requestScope);
   // Logged and counted first, so that requests answered by the checks below are too.
   app.use(app.get(HTTP_LOGGER));
   app.use(

@@ -2,18 +2,66 @@ import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ApiKeysService, KeyRequestError, toView } from './auth/api-keys.service';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { actAs } from './audit/audit.context';
+import { AuditService } from './audit/audit.service';
+import { ApiKeysService, KeyRequestError, KeyUpdate, toView } from './auth/api-keys.service';
+import type { ApiKeyView } from './auth/api-keys.dto';
+import { HISTORY_MAX_DAYS, QuotaService } from './limits/quota.service';
 import { prepareEnvironment } from './settings/environment';
 import { DoctorService } from './tools/doctor/doctor.service';
 
-function wholeNumber(min: number) {
+function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (raw: string): number => {
-    if (!/^\d+$/.test(raw) || Number(raw) < min)
-      throw new InvalidArgumentError(`expected a whole number >= ${min}`);
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `expected a whole number >= ${min}`
+          : `expected a whole number from ${min} to ${max}`,
+      );
     return Number(raw);
   };
+}
+
+/** A limit, or `none`: the plan's (kept as 'none': commander turns a parsed null into ''). */
+function limitOrNone(min: number) {
+  const number = wholeNumber(min);
+  return (raw: string): number | 'none' => (raw === 'none' ? 'none' : number(raw));
+}
+
+function noneAsNull(value: number | 'none' | undefined): number | null | undefined {
+  return value === 'none' ? null : value;
+}
+
+function scopeList(raw: string | undefined): string[] | undefined {
+  return raw
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** One key as a line of text. */
+function describeKey(v: ApiKeyView): string[] {
+  return [
+    `${v.id} (${v.name}): ${v.status}`,
+    `  prefix      ${v.prefix}...`,
+    `  scopes      ${v.scopes.join(',')}`,
+    `  plan        ${v.plan}`,
+    `  daily_limit ${v.daily_limit ?? "plan's"}`,
+    `  rate_limit  ${v.rate_limit ?? "plan's"}`,
+    `  created_at  ${v.created_at}`,
+    `  expires_at  ${v.expires_at ?? 'never'}`,
+    `  last_used   ${v.last_used_at ?? 'never'}`,
+    ...(v.previous_key_expires_at
+      ? [`  previous key valid until ${v.previous_key_expires_at}`]
+      : []),
+  ];
+}
+
+/** Not a usage mistake: the key is not there (exit 1). */
+function notFound(id: string): Error {
+  return new Error(`API key not found: ${id}`);
 }
 
 async function withContext<T>(work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
@@ -24,7 +72,8 @@ async function withContext<T>(work: (app: INestApplicationContext) => Promise<T>
     abortOnError: false,
   });
   try {
-    return await work(app);
+    // The operator acts: audit entries name no key, and say `source: cli`.
+    return await actAs({ actorKeyId: null, requestId: null, source: 'cli' }, () => work(app));
   } finally {
     await app.close();
   }
@@ -118,8 +167,151 @@ export function buildCli(): Command {
     .description('Revoke a key: from now on it gets 401')
     .action(async (id: string) => {
       const revoked = await withContext((app) => app.get(ApiKeysService).revoke(id));
-      if (!revoked) throw new Error(`API key not found: ${id}`);
+      if (!revoked) throw notFound(id);
       out(`Revoked ${id}.`);
+    });
+
+  keys
+    .command('show <id>')
+    .description("Show one key's settings and status (never its text)")
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const view = await withContext(async (app) => {
+        const keys = app.get(ApiKeysService);
+        const record = await keys.find(id);
+        return record && toView(record, keys.now());
+      });
+      if (!view) throw notFound(id);
+      if (opts.json) return out(JSON.stringify(view));
+      describeKey(view).forEach(out);
+    });
+
+  keys
+    .command('update <id>')
+    .description('Change a key: name, scopes, plan, limits, enabled (from its next request on)')
+    .option('--name <name>', 'a new name')
+    .option('--scopes <list>', 'comma-separated scopes, replacing the current ones')
+    .option('--plan <plan>', 'plan: free, pro or unlimited')
+    .option('--daily-limit <n|none>', "calls per UTC day; none: the plan's", limitOrNone(0))
+    .option('--rate-limit <n|none>', "calls per second; none: the plan's", limitOrNone(1))
+    .addOption(new Option('--enable', 'let the key in again').conflicts('disable'))
+    .option('--disable', 'refuse the key (401) until enabled')
+    .option('--json', 'print one JSON object')
+    .action(
+      async (
+        id: string,
+        opts: {
+          name?: string;
+          scopes?: string;
+          plan?: string;
+          dailyLimit?: number | 'none';
+          rateLimit?: number | 'none';
+          enable?: boolean;
+          disable?: boolean;
+          json?: boolean;
+        },
+      ) => {
+        const changes: KeyUpdate = {
+          name: opts.name,
+          scopes: scopeList(opts.scopes),
+          plan: opts.plan,
+          daily_limit: noneAsNull(opts.dailyLimit),
+          rate_limit: noneAsNull(opts.rateLimit),
+          enabled: opts.enable ? true : opts.disable ? false : undefined,
+        };
+        const view = await withContext(async (app) => {
+          const keys = app.get(ApiKeysService);
+          const target = await keys.find(id);
+          if (!target) throw notFound(id);
+          if (target.revoked_at) throw new KeyRequestError(`API key is revoked: ${id}`);
+          const record = await keys.update(target, changes);
+          return record && toView(record, keys.now());
+        });
+        if (!view) throw notFound(id);
+        if (opts.json) return out(JSON.stringify(view));
+        out(`Updated ${id}.`);
+        describeKey(view).forEach(out);
+      },
+    );
+
+  keys
+    .command('rotate <id>')
+    .description('Give a key a new secret (printed once); same id, settings and usage')
+    .option(
+      '--grace-seconds <n>',
+      'seconds the old secret keeps working (0 to 604800)',
+      wholeNumber(0, 604_800),
+      0,
+    )
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, opts: { graceSeconds: number; json?: boolean }) => {
+      const rotated = await withContext(async (app) => {
+        const keys = app.get(ApiKeysService);
+        const target = await keys.find(id);
+        if (!target) throw notFound(id);
+        if (target.revoked_at) throw new KeyRequestError(`API key is revoked: ${id}`);
+        const done = await keys.rotate(id, opts.graceSeconds);
+        return done && { view: toView(done.record, keys.now()), key: done.key };
+      });
+      if (!rotated) throw notFound(id);
+      if (opts.json) return out(JSON.stringify({ ...rotated.view, key: rotated.key }));
+      out(
+        `Rotated ${id}; the old key ${rotated.view.previous_key_expires_at ? `works until ${rotated.view.previous_key_expires_at}` : 'no longer works'}.`,
+      );
+      out(`Key (shown once, store it now): ${rotated.key}`);
+    });
+
+  keys
+    .command('usage <id>')
+    .description("A key's usage today and per UTC day")
+    .option(
+      '--days <n>',
+      `days of history (1 to ${HISTORY_MAX_DAYS})`,
+      wholeNumber(1, HISTORY_MAX_DAYS),
+      1,
+    )
+    .option('--json', 'print one JSON object')
+    .action(async (id: string, opts: { days: number; json?: boolean }) => {
+      const usage = await withContext(async (app) => {
+        const target = await app.get(ApiKeysService).find(id);
+        if (!target) throw notFound(id);
+        const quota = app.get(QuotaService);
+        const [state, history] = await Promise.all([
+          quota.usage(target),
+          quota.history(target, opts.days),
+        ]);
+        return {
+          plan: target.plan,
+          daily_limit: state.limit,
+          used: state.used,
+          remaining: state.remaining,
+          resets_at: state.resetsAt.toISOString(),
+          history,
+        };
+      });
+      if (opts.json) return out(JSON.stringify(usage));
+      out(
+        `${id}: ${usage.used} call(s) today, limit ${usage.daily_limit ?? 'none'}, plan ${usage.plan}.`,
+      );
+      for (const day of usage.history) out(`${day.date}\t${day.used}`);
+    });
+
+  program
+    .command('audit')
+    .description('The audit trail, newest first: who changed which key or setting')
+    .option('--limit <n>', 'entries to show (1 to 500)', wholeNumber(1, 500), 100)
+    .option('--json', 'print one JSON object {entries}')
+    .action(async (opts: { limit: number; json?: boolean }) => {
+      const entries = await withContext((app) => app.get(AuditService).list(opts.limit));
+      if (opts.json) return out(JSON.stringify({ entries }));
+      if (!entries.length) return out('No audit entries.');
+      for (const e of entries) {
+        out(
+          [e.id, e.at, e.actor_key_id ?? '-', e.action, e.target, JSON.stringify(e.details)].join(
+            '\t',
+          ),
+        );
+      }
     });
 
   program

@@ -216,6 +216,9 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
         expires_at: null,
         revoked_at: null,
         last_used_at: null,
+        enabled: true,
+        previous_hash: null,
+        previous_key_expires_at: null,
       });
       const records = Array.from({ length: 10 }, (_, i) => record(i));
       const inserted = await Promise.all(records.map((r, i) => stores[i % 2].insertKeyIfNone(r)));

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IntField, StringField, StringListField } from '../validation/fields';
+import { BoolField, IntField, StringField, StringListField } from '../validation/fields';
 import { SCOPE_TEMPLATES } from './scopes';
 
 export class CreateApiKeyInput {
@@ -59,24 +59,107 @@ export class CreateApiKeyInput {
   expires_in_days?: number | null;
 }
 
+/** A PATCH of a key: only the fields given change; a null limit falls back to the plan's. */
+export class UpdateApiKeyInput {
+  @StringField({
+    description: 'A new name.',
+    optional: true,
+    minLength: 1,
+    maxLength: 100,
+    example: 'ci-runner-2',
+  })
+  name?: string;
+
+  @StringListField({
+    description: 'The scopes the key holds from now on (replacing its current ones).',
+    optional: true,
+    maxItems: 20,
+    example: ['services:execute'],
+  })
+  scopes?: string[];
+
+  @StringField({ description: 'Plan: free, pro or unlimited.', optional: true, maxLength: 50 })
+  plan?: string;
+
+  @IntField({
+    description: "Calls per UTC day, beating the plan's; null: the plan's.",
+    nullable: true,
+    minimum: 0,
+    maximum: 1_000_000_000,
+    example: 500,
+  })
+  daily_limit?: number | null;
+
+  @IntField({
+    description: "Calls per second, beating the plan's; null: the plan's.",
+    nullable: true,
+    minimum: 1,
+    maximum: 1_000_000,
+  })
+  rate_limit?: number | null;
+
+  @BoolField({
+    description: 'false: the key gets 401 until enabled again.',
+    optional: true,
+    example: false,
+  })
+  enabled?: boolean;
+}
+
+export class RotateApiKeyInput {
+  @IntField({
+    description: 'Seconds the previous secret keeps working (0: none, at most a week).',
+    optional: true,
+    minimum: 0,
+    maximum: 604_800,
+    default: 0,
+    example: 3600,
+  })
+  grace_seconds?: number;
+}
+
 /** The public view of a key, in answers and the CLI: everything but the hash, and its status now. */
 export class ApiKeyView {
   @ApiProperty({ example: 'key_3f2a9c1d0b7e6a54' }) id: string;
-  @ApiProperty() name: string;
+  @ApiProperty({ example: 'ci-runner' }) name: string;
   @ApiProperty({
     description: 'The first characters of the key, to recognise it.',
     example: 'sk_1a2b3c4d',
   })
   prefix: string;
-  @ApiProperty({ type: [String] }) scopes: string[];
-  @ApiProperty() plan: string;
-  @ApiProperty({ type: 'integer', nullable: true }) daily_limit: number | null;
-  @ApiProperty({ type: 'integer', nullable: true }) rate_limit: number | null;
-  @ApiProperty() created_at: string;
-  @ApiProperty({ nullable: true, type: String }) expires_at: string | null;
-  @ApiProperty({ nullable: true, type: String }) revoked_at: string | null;
-  @ApiProperty({ nullable: true, type: String }) last_used_at: string | null;
-  @ApiProperty({ enum: ['active', 'revoked', 'expired'] }) status: 'active' | 'revoked' | 'expired';
+  @ApiProperty({ type: [String], example: ['services:read', 'services:execute'] })
+  scopes: string[];
+  @ApiProperty({ example: 'free' }) plan: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 500,
+    description: "Calls per UTC day; null: the plan's.",
+  })
+  daily_limit: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: "Calls per second; null: the plan's.",
+  })
+  rate_limit: number | null;
+  @ApiProperty({ example: '2025-01-01T12:00:00.000Z' }) created_at: string;
+  @ApiProperty({ nullable: true, type: String, example: null }) expires_at: string | null;
+  @ApiProperty({ nullable: true, type: String, example: null }) revoked_at: string | null;
+  @ApiProperty({ nullable: true, type: String, example: '2025-01-02T08:30:00.000Z' })
+  last_used_at: string | null;
+  @ApiProperty({ description: 'A disabled key gets 401 until enabled again.', example: true })
+  enabled: boolean;
+  @ApiProperty({ enum: ['active', 'disabled', 'revoked', 'expired'], example: 'active' })
+  status: 'active' | 'disabled' | 'revoked' | 'expired';
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '2025-01-02T13:00:00.000Z',
+    description: 'While a rotation grace runs: when the previous secret stops working; else null.',
+  })
+  previous_key_expires_at: string | null;
 }
 
 export class CreatedApiKey extends ApiKeyView {

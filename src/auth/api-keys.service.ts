@@ -1,12 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import { Clock } from '../limits/clock';
 import { Settings, SETTINGS } from '../settings/settings';
-import { ApiKeyRecord, Store } from '../store/store';
+import { ApiKeyRecord, KeyChanges, Store } from '../store/store';
 import {
   API_KEY_PATTERN,
   displayPrefix,
   generateApiKey,
   generateKeyId,
   hashApiKey,
+  hashesEqual,
 } from './api-key';
 import { ApiKeyView } from './api-keys.dto';
 import type { AuthenticatedKey } from './authenticated-key';
@@ -41,10 +44,24 @@ export class KeyRequestError extends Error {
 /** Last-used times are written at most this often per key, so a busy key costs no write per call. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-export function keyStatus(key: Omit<ApiKeyRecord, 'hash'>, now = new Date()): ApiKeyView['status'] {
+/** What can be asked of a key's lifecycle: revoked beats expired, which beats disabled. */
+export function keyStatus(
+  key: Pick<ApiKeyRecord, 'revoked_at' | 'expires_at' | 'enabled'>,
+  now = new Date(),
+): ApiKeyView['status'] {
   if (key.revoked_at) return 'revoked';
   if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) return 'expired';
+  if (!key.enabled) return 'disabled';
   return 'active';
+}
+
+/** The end of a rotation's grace while it runs; null once it is over (or there was none). */
+function previousKeyExpiry(
+  key: Pick<ApiKeyRecord, 'previous_key_expires_at'> & { previous_hash?: string | null },
+  now: Date,
+): string | null {
+  const until = key.previous_key_expires_at;
+  return key.previous_hash !== null && until && Date.parse(until) > now.getTime() ? until : null;
 }
 
 export function toView(key: ApiKeyRecord | AuthenticatedKey, now = new Date()): ApiKeyView {
@@ -60,9 +77,29 @@ export function toView(key: ApiKeyRecord | AuthenticatedKey, now = new Date()): 
     expires_at: key.expires_at,
     revoked_at: key.revoked_at,
     last_used_at: key.last_used_at,
+    enabled: key.enabled,
     status: keyStatus(key, now),
+    previous_key_expires_at: previousKeyExpiry(key, now),
   };
 }
+
+/** What a new key was granted, for the audit trail: its settings, never its secret or prefix. */
+function granted(record: ApiKeyRecord): Record<string, unknown> {
+  return {
+    name: record.name,
+    scopes: record.scopes,
+    plan: record.plan,
+    daily_limit: record.daily_limit,
+    rate_limit: record.rate_limit,
+    expires_at: record.expires_at,
+  };
+}
+
+/** A PATCH of a key: the fields to change; a null limit falls back to the plan. */
+export type KeyUpdate = KeyChanges;
+
+/** The longest a rotated-out secret may stay valid: a week. */
+export const MAX_GRACE_SECONDS = 604_800;
 
 @Injectable()
 export class ApiKeysService {
@@ -71,7 +108,14 @@ export class ApiKeysService {
   constructor(
     private readonly store: Store,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
+
+  /** Now, as the injected clock says (tests move it to end a rotation's grace). */
+  now(): Date {
+    return this.clock.now();
+  }
 
   /**
    * Resolves the scopes of a request: explicit scopes (each one known), a template, or the
@@ -103,18 +147,77 @@ export class ApiKeysService {
   /** Creates a key; the returned `key` is the only time its text exists outside the client. */
   async create(
     request: NewKeyRequest,
-    now = new Date(),
+    now = this.clock.now(),
   ): Promise<{ key: string; record: ApiKeyRecord }> {
     const record = this.buildRecord(request, now);
     const key = generateApiKey();
     const full = { ...record, prefix: displayPrefix(key), hash: hashApiKey(key) };
     await this.store.insertKey(full);
+    await this.audit.record('api_key.create', full.id, granted(full));
     return { key, record: full };
+  }
+
+  /** Checks a plan name against the operator's plans (400 for an unknown one). */
+  checkPlan(plan: string): void {
+    if (!this.settings.plans[plan]) {
+      throw new KeyRequestError(
+        `Unknown plan '${plan}'; expected one of: ${Object.keys(this.settings.plans).join(', ')}`,
+        ['plan'],
+      );
+    }
+  }
+
+  /**
+   * Changes a key's settings (the plan and scopes checked first); undefined for an unknown id. The
+   * next request, on any instance, sees them. Only fields that really change are written and audited.
+   */
+  async update(before: ApiKeyRecord, changes: KeyUpdate): Promise<ApiKeyRecord | undefined> {
+    if (changes.plan !== undefined) this.checkPlan(changes.plan);
+    const wanted: KeyUpdate = { ...changes };
+    if (changes.scopes !== undefined)
+      wanted.scopes = this.resolveScopes({ scopes: changes.scopes });
+    const diff: Record<string, { from: unknown; to: unknown }> = {};
+    const effective: Record<string, unknown> = {};
+    for (const [field, to] of Object.entries(wanted) as [keyof KeyUpdate, unknown][]) {
+      if (to === undefined) continue;
+      const from = before[field];
+      if (JSON.stringify(from) === JSON.stringify(to)) continue;
+      diff[field] = { from, to };
+      effective[field] = to;
+    }
+    if (!Object.keys(diff).length) return before;
+    const record = await this.store.updateKey(before.id, effective);
+    if (record) await this.audit.record('api_key.update', before.id, diff);
+    return record;
+  }
+
+  /**
+   * Gives a key a new secret: same id, settings and usage. The old secret keeps working for
+   * `graceSeconds` (0: not at all); a secret rotated out earlier stops at once.
+   */
+  async rotate(
+    id: string,
+    graceSeconds: number,
+  ): Promise<{ key: string; record: ApiKeyRecord } | undefined> {
+    const current = await this.store.findKeyById(id);
+    if (!current) return undefined;
+    const now = this.clock.now();
+    const key = generateApiKey();
+    const record = await this.store.rotateKey(id, {
+      hash: hashApiKey(key),
+      prefix: displayPrefix(key),
+      previous_hash: graceSeconds > 0 ? current.hash : null,
+      previous_key_expires_at:
+        graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000).toISOString() : null,
+    });
+    if (!record) return undefined;
+    await this.audit.record('api_key.rotate', id, { grace_seconds: graceSeconds });
+    return { key, record };
   }
 
   /** Creates the first key of an empty store; undefined when the store already holds a key. */
   async createInitial(
-    now = new Date(),
+    now = this.clock.now(),
   ): Promise<{ key: string; record: ApiKeyRecord } | undefined> {
     const record = this.buildRecord(
       { name: 'initial-admin', scope_template: 'admin', plan: this.settings.initialKeyPlan },
@@ -122,17 +225,14 @@ export class ApiKeysService {
     );
     const key = generateApiKey();
     const full = { ...record, prefix: displayPrefix(key), hash: hashApiKey(key) };
-    return (await this.store.insertKeyIfNone(full)) ? { key, record: full } : undefined;
+    if (!(await this.store.insertKeyIfNone(full))) return undefined;
+    await this.audit.record('api_key.create', full.id, granted(full));
+    return { key, record: full };
   }
 
   private buildRecord(request: NewKeyRequest, now: Date): Omit<ApiKeyRecord, 'prefix' | 'hash'> {
     const plan = request.plan ?? this.settings.defaultPlan;
-    if (!this.settings.plans[plan]) {
-      throw new KeyRequestError(
-        `Unknown plan '${plan}'; expected one of: ${Object.keys(this.settings.plans).join(', ')}`,
-        ['plan'],
-      );
-    }
+    this.checkPlan(plan);
     const days = request.expires_in_days;
     return {
       id: generateKeyId(),
@@ -145,16 +245,26 @@ export class ApiKeysService {
       expires_at: days ? new Date(now.getTime() + days * 86_400_000).toISOString() : null,
       revoked_at: null,
       last_used_at: null,
+      enabled: true,
+      previous_hash: null,
+      previous_key_expires_at: null,
     };
   }
 
-  /** The active key for a presented token, or undefined for unknown, revoked and expired keys. */
-  async authenticate(token: string, now = new Date()): Promise<AuthenticatedKey | undefined> {
+  /**
+   * The active key for a presented token, or undefined for unknown, revoked, expired and disabled
+   * keys, and for a rotated-out secret whose grace is over. Read from the store on every call, so a
+   * change made on any instance holds from the next request.
+   */
+  async authenticate(token: string, now = this.clock.now()): Promise<AuthenticatedKey | undefined> {
     if (!API_KEY_PATTERN.test(token)) return undefined;
-    const record = await this.store.findKeyByHash(hashApiKey(token));
+    const hash = hashApiKey(token);
+    const record = await this.store.findKeyByHash(hash);
     if (!record || keyStatus(record, now) !== 'active') return undefined;
+    if (!hashesEqual(record.hash, hash) && previousKeyExpiry(record, now) === null)
+      return undefined;
     await this.touch(record.id, now);
-    const { hash: _hash, ...key } = record;
+    const { hash: _hash, previous_hash: _previous, ...key } = record;
     return key;
   }
 
@@ -165,15 +275,20 @@ export class ApiKeysService {
     await this.store.touchKey(id, now.toISOString());
   }
 
-  list(): Promise<ApiKeyRecord[]> {
-    return this.store.listKeys();
+  list(page?: Parameters<Store['listKeys']>[0]): Promise<ApiKeyRecord[]> {
+    return this.store.listKeys(page);
   }
 
   find(id: string): Promise<ApiKeyRecord | undefined> {
     return this.store.findKeyById(id);
   }
 
-  revoke(id: string, now = new Date()): Promise<boolean> {
-    return this.store.revokeKey(id, now.toISOString());
+  /** Revokes a key (the first time is kept and audited); false for an unknown id. */
+  async revoke(id: string, now = this.clock.now()): Promise<boolean> {
+    const before = await this.store.findKeyById(id);
+    if (!before) return false;
+    const revoked = await this.store.revokeKey(id, now.toISOString());
+    if (revoked && !before.revoked_at) await this.audit.record('api_key.revoke', id, {});
+    return revoked;
   }
 }

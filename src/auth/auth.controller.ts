@@ -1,20 +1,55 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
+import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
 import { Settings, SETTINGS } from '../settings/settings';
+import type { ApiKeyRecord } from '../store/store';
+import { invalidQueryValue, queryInts } from '../validation/query';
 import { ApiKeysService, KeyRequestError, toView } from './api-keys.service';
-import { ApiKeyView, CreateApiKeyInput, CreatedApiKey, Me, RevokedApiKey } from './api-keys.dto';
+import {
+  ApiKeyView,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  Me,
+  RevokedApiKey,
+  RotateApiKeyInput,
+  UpdateApiKeyInput,
+} from './api-keys.dto';
 import { CurrentKey, Scopes } from './auth.decorators';
 import type { AuthenticatedKey } from './authenticated-key';
 import { escalates, mayManage } from './escalation';
 import { INSUFFICIENT_PERMISSIONS } from './auth.errors';
+import { decodeCursor, encodeCursor, nextLink } from './key-cursor';
+import { usageView } from './usage.controller';
+import { UsageView } from './usage.dto';
+
+export const KEYS_PATH = '/api/v1/auth/api-keys';
+const MAX_PAGE = 1000;
+
+const KEY_NOT_FOUND = 'API key not found';
+const KEY_REVOKED = 'API key is revoked';
 
 @ApiTags('auth')
 @ApiBearerAuth()
@@ -23,12 +58,13 @@ import { INSUFFICIENT_PERMISSIONS } from './auth.errors';
 export class AuthController {
   constructor(
     private readonly keys: ApiKeysService,
+    private readonly quota: QuotaService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   /** The calling key, as the service sees it. */
   @Get('me')
-  @ApiOperation({ operationId: 'getMe', summary: 'The calling key, as the service sees it.' })
+  @ApiOperation({ operationId: 'getMe', summary: 'The calling key' })
   @ApiOkResponse({ type: Me })
   me(@CurrentKey() key: AuthenticatedKey): Me {
     return {
@@ -48,12 +84,23 @@ export class AuthController {
    */
   @Post('api-keys')
   @Scopes(['admin:write'])
-  @ApiOperation({ operationId: 'createApiKey', summary: 'Create an API key, shown this once.' })
-  @ApiCreatedResponse({ type: CreatedApiKey })
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ operationId: 'createApiKey', summary: 'Create a key (shown once)' })
+  @ApiCreatedResponse({
+    type: CreatedApiKey,
+    headers: {
+      Location: { description: "The new key's path.", schema: { type: 'string' } },
+      'Cache-Control': {
+        description: '`no-store`: the answer holds a secret.',
+        schema: { type: 'string' },
+      },
+    },
+  })
   @ApiErrors(...BODY_ERRORS, 403)
   async create(
     @CurrentKey() caller: AuthenticatedKey,
     @Body() input: CreateApiKeyInput,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<CreatedApiKey> {
     let scopes: string[];
     try {
@@ -66,39 +113,181 @@ export class AuthController {
     }
     try {
       const { key, record } = await this.keys.create(input);
-      return { ...toView(record), key };
+      res.setHeader('Location', `${KEYS_PATH}/${record.id}`);
+      return { ...toView(record, this.keys.now()), key };
     } catch (error) {
       throw badRequest(error);
     }
   }
 
-  /** Every key, without secrets. */
+  /** Keys in creation order, never secrets; `limit` and `cursor` page through them. */
   @Get('api-keys')
   @Scopes(['admin:read'])
-  @ApiOperation({ operationId: 'listApiKeys', summary: 'Every key, never a secret.' })
-  @ApiOkResponse({ type: [ApiKeyView] })
-  @ApiErrors(403)
-  async list(): Promise<ApiKeyView[]> {
-    const now = new Date();
-    return (await this.keys.list()).map((record) => toView(record, now));
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'List keys' })
+  @ApiQuery({
+    name: 'cursor',
+    required: false,
+    schema: { type: 'string' },
+    description: 'From the `Link` header of the previous page.',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 1000 },
+  })
+  @ApiOkResponse({
+    type: [ApiKeyView],
+    headers: {
+      Link: {
+        description: 'While more keys remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL).',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiErrors(400, 403)
+  async list(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ApiKeyView[]> {
+    const { limit } = queryInts(query, { limit: { min: 1, max: MAX_PAGE, default: MAX_PAGE } });
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (after === null)
+      throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
+    const page = limit as number;
+    const records = await this.keys.list({ after, limit: page + 1 });
+    const now = this.keys.now();
+    if (records.length > page) {
+      const last = records[page - 1];
+      res.setHeader('Link', nextLink(KEYS_PATH, page, encodeCursor(last)));
+    }
+    return records.slice(0, page).map((record) => toView(record, now));
+  }
+
+  /** One key's view. */
+  @Get('api-keys/:id')
+  @Scopes(['admin:read'])
+  @ApiOperation({ operationId: 'getApiKey', summary: 'One key' })
+  @ApiOkResponse({ type: ApiKeyView })
+  @ApiErrors(403, 404)
+  async get(@Param('id') id: string): Promise<ApiKeyView> {
+    return toView(await this.found(id), this.keys.now());
+  }
+
+  /**
+   * Changes a key: any of name, scopes, plan, limits, enabled. Effective from the next request on
+   * any instance. The caller must hold every scope of the key, and cannot give more than it holds.
+   */
+  @Patch('api-keys/:id')
+  @Scopes(['admin:write'])
+  @ApiOperation({
+    operationId: 'updateApiKey',
+    summary: 'Change a key (enable, disable, limits, scopes)',
+  })
+  @ApiOkResponse({ type: ApiKeyView })
+  @ApiErrors(...BODY_ERRORS, 403, 404, 409)
+  async update(
+    @CurrentKey() caller: AuthenticatedKey,
+    @Param('id') id: string,
+    @Body() input: UpdateApiKeyInput,
+  ): Promise<ApiKeyView> {
+    const target = await this.manageable(caller, id);
+    const changes = Object.fromEntries(
+      Object.entries(input).filter(([, value]) => value !== undefined),
+    ) as UpdateApiKeyInput;
+    try {
+      if (changes.scopes !== undefined) changes.scopes = this.keys.resolveScopes(changes);
+      if (changes.plan !== undefined) this.keys.checkPlan(changes.plan);
+    } catch (error) {
+      throw badRequest(error);
+    }
+    if (escalates(caller, changes, this.settings, target.plan)) {
+      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
+    }
+    const record = await this.keys.update(target, changes);
+    if (!record) throw new ApiError(404, KEY_NOT_FOUND);
+    return toView(record, this.keys.now());
+  }
+
+  /**
+   * A new secret for the key (shown once): same id, settings and usage. The old secret keeps
+   * working for `grace_seconds`, then gets 401; one previous secret at a time.
+   */
+  @Post('api-keys/:id/rotate')
+  @Scopes(['admin:write'])
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ operationId: 'rotateApiKey', summary: 'Give a key a new secret' })
+  @ApiCreatedResponse({
+    type: CreatedApiKey,
+    headers: {
+      Location: { description: "The key's path.", schema: { type: 'string' } },
+      'Cache-Control': {
+        description: '`no-store`: the answer holds a secret.',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiErrors(...BODY_ERRORS, 403, 404, 409)
+  async rotate(
+    @CurrentKey() caller: AuthenticatedKey,
+    @Param('id') id: string,
+    @Body() input: RotateApiKeyInput,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CreatedApiKey> {
+    await this.manageable(caller, id);
+    const rotated = await this.keys.rotate(id, input.grace_seconds ?? 0);
+    if (!rotated) throw new ApiError(404, KEY_NOT_FOUND);
+    res.setHeader('Location', `${KEYS_PATH}/${id}`);
+    return { ...toView(rotated.record, this.keys.now()), key: rotated.key };
+  }
+
+  /** Usage of any key: today against its limit, and `days` UTC days of history. */
+  @Get('api-keys/:id/usage')
+  @Scopes(['admin:read'])
+  @ApiOperation({ operationId: 'getApiKeyUsage', summary: "A key's usage and history" })
+  @ApiQuery({
+    name: 'days',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_DAYS, default: 1 },
+  })
+  @ApiOkResponse({ type: UsageView })
+  @ApiErrors(400, 403, 404)
+  async usage(
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<UsageView> {
+    const { days } = queryInts(query, { days: { min: 1, max: HISTORY_MAX_DAYS, default: 1 } });
+    return usageView(this.quota, await this.found(id), days as number);
   }
 
   /** Revokes a key: from now on it gets 401. Only a caller holding every scope of that key may. */
   @Delete('api-keys/:id')
   @HttpCode(200)
   @Scopes(['admin:write'])
-  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke a key: from now on it gets 401.' })
+  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke a key' })
   @ApiOkResponse({ type: RevokedApiKey })
   @ApiErrors(403, 404)
   async revoke(
     @CurrentKey() caller: AuthenticatedKey,
     @Param('id') id: string,
   ): Promise<RevokedApiKey> {
-    const target = await this.keys.find(id);
-    if (!target) throw new ApiError(404, 'API key not found');
+    const target = await this.found(id);
     if (!mayManage(caller, target)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     await this.keys.revoke(id);
     return { id, status: 'revoked' };
+  }
+
+  private async found(id: string): Promise<ApiKeyRecord> {
+    const target = await this.keys.find(id);
+    if (!target) throw new ApiError(404, KEY_NOT_FOUND);
+    return target;
+  }
+
+  /** A key the caller may change: it exists (404), the caller holds its scopes (403), not revoked (409). */
+  private async manageable(caller: AuthenticatedKey, id: string): Promise<ApiKeyRecord> {
+    const target = await this.found(id);
+    if (!mayManage(caller, target)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
+    if (target.revoked_at) throw new ApiError(409, KEY_REVOKED);
+    return target;
   }
 }
 

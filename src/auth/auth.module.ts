@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits/limits.module';
 import { ApiKeysService } from './api-keys.service';
 import { AuthFailureLimiter } from './auth-failure.limiter';
+import { AuditController } from './audit.controller';
 import { AuthController } from './auth.controller';
 import { UsageController } from './usage.controller';
 
@@ -19,7 +20,7 @@ export class KeysModule {}
  */
 @Module({
   imports: [KeysModule, LimitsModule],
-  controllers: [AuthController, UsageController],
+  controllers: [AuthController, UsageController, AuditController],
   exports: [KeysModule],
 })
 export class AuthModule {}

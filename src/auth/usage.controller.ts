@@ -1,21 +1,28 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { CurrentKey } from './auth.decorators';
 import { ApiErrors, KEYED_ERRORS } from '../docs/api-errors';
 import type { AuthenticatedKey } from './authenticated-key';
-import { QuotaService } from '../limits/quota.service';
+import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
+import type { LimitedKey } from '../limits/key-limits';
+import { queryInts } from '../validation/query';
+import { UsageView } from './usage.dto';
 
-class UsageView {
-  @ApiProperty() plan: string;
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    description: 'Calls per UTC day; null: no limit.',
-  })
-  daily_limit: number | null;
-  @ApiProperty({ type: 'integer' }) used: number;
-  @ApiProperty({ type: 'integer', nullable: true }) remaining: number | null;
-  @ApiProperty({ description: 'Next UTC midnight, ISO 8601.' }) resets_at: string;
+/** A key's usage today against its daily limit, and the last `days` UTC days. */
+export async function usageView(
+  quota: QuotaService,
+  key: LimitedKey,
+  days: number,
+): Promise<UsageView> {
+  const [state, history] = await Promise.all([quota.usage(key), quota.history(key, days)]);
+  return {
+    plan: key.plan,
+    daily_limit: state.limit,
+    used: state.used,
+    remaining: state.remaining,
+    resets_at: state.resetsAt.toISOString(),
+    history,
+  };
 }
 
 @ApiTags('usage')
@@ -25,18 +32,21 @@ class UsageView {
 export class UsageController {
   constructor(private readonly quota: QuotaService) {}
 
-  /** Today's usage of the calling key. */
+  /** Today's usage of the calling key, and its history per UTC day. */
   @Get()
-  @ApiOperation({ operationId: 'getUsage', summary: "Today's usage of the calling key." })
+  @ApiOperation({ operationId: 'getUsage', summary: "The calling key's usage and history" })
+  @ApiQuery({
+    name: 'days',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_DAYS, default: 1 },
+  })
   @ApiOkResponse({ type: UsageView })
-  async usage(@CurrentKey() key: AuthenticatedKey): Promise<UsageView> {
-    const state = await this.quota.usage(key);
-    return {
-      plan: key.plan,
-      daily_limit: state.limit,
-      used: state.used,
-      remaining: state.remaining,
-      resets_at: state.resetsAt.toISOString(),
-    };
+  @ApiErrors(400)
+  usage(
+    @CurrentKey() key: AuthenticatedKey,
+    @Query() query: Record<string, unknown>,
+  ): Promise<UsageView> {
+    const { days } = queryInts(query, { days: { min: 1, max: HISTORY_MAX_DAYS, default: 1 } });
+    return usageView(this.quota, key, days as number);
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import { AuditService } from '../audit/audit.service';
 import { liesInside } from '../common/paths';
 import { ApiError, ValidationFailed } from '../errors/api-error';
 import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../settings/settings';
@@ -79,6 +80,7 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
     private readonly store: Store,
     @Inject(ENVIRONMENT) private readonly env: Environment,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly audit: AuditService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -249,6 +251,8 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
       ]);
     }
     await this.store.setOverride(key, checked.value);
+    // The value as a client may see it: a secret is recorded by key, masked.
+    await this.audit.record('config.set', key, { value: redactValue(entry, checked.value) });
     this.logger.log(
       `Configuration override stored for ${key}${entry.spec.restart ? ' (applies after a restart)' : ''}`,
     );

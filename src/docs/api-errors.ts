@@ -85,11 +85,9 @@ const ERRORS: Record<number, ErrorDoc> = {
   },
   404: { description: 'No such resource.', example: { detail: 'API key not found' } },
   409: {
-    description: 'The request conflicts with the current state (a key the environment pins).',
-    example: {
-      detail:
-        "Configuration key 'server.port' is pinned by the environment variable PORT; change PORT and restart instead",
-    },
+    description:
+      'A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment.',
+    example: { detail: 'API key is revoked' },
   },
   413: {
     description: 'The body is larger than the configured limit.',
@@ -98,6 +96,10 @@ const ERRORS: Record<number, ErrorDoc> = {
   415: {
     description: 'The body is not `application/json` (or `application/*+json`).',
     example: { detail: "Unsupported Media Type: send 'Content-Type: application/json'" },
+  },
+  422: {
+    description: 'The Idempotency-Key was used before with a different request.',
+    example: { detail: 'Idempotency-Key reused with a different request' },
   },
   429: {
     description:

@@ -12,7 +12,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
 import { RouteTable } from '../http/route-table';
 import { StoreUnavailableError } from '../store/store';
-import { ApiError } from './api-error';
+import { takeKeepAnswer, type RequestScope } from '../common/request-scope';
+import { ApiError, IdempotentReplay } from './api-error';
 
 /** Nest's own answer for a path no route matches: `Cannot GET /x`. */
 const ROUTE_NOT_FOUND = /^Cannot [A-Z]+ /;
@@ -59,7 +60,23 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
+    if (exception instanceof IdempotentReplay && !res.headersSent) {
+      res.setHeader('Idempotent-Replayed', 'true');
+      this.adapterHost.httpAdapter.reply(res, exception.body, exception.getStatus());
+      return;
+    }
     const answer = this.answerFor(exception, req);
+    // An idempotent tool call that got this far ran (or its body was refused): its answer is kept
+    // before it goes out, so that a retry arriving right after finds it.
+    const keep = takeKeepAnswer(req as RequestScope);
+    if (keep) {
+      void keep(answer.status, { detail: answer.detail }).finally(() => this.send(res, answer));
+      return;
+    }
+    this.send(res, answer);
+  }
+
+  private send(res: Response, answer: Answer): void {
     if (res.headersSent) {
       res.end();
       return;
@@ -85,20 +102,26 @@ export class AllExceptionsFilter implements ExceptionFilter {
  * failures are logged, naming `where`.
  */
 export function errorAnswer(exception: unknown, logger: Logger, where: string): Answer {
+  const answer = answerOf(exception);
   if (exception instanceof StoreUnavailableError) {
     // One line, no stack: during an outage every call lands here, and the store's connection
     // already logs each distinct failure with its cause.
     logger.warn(`Store unavailable on ${where}: ${exception.message}`);
-    return STORE_UNAVAILABLE;
-  }
-  if (!(exception instanceof HttpException)) {
-    const clientError = asClientError(exception);
-    if (clientError) return clientError;
+  } else if (!(exception instanceof HttpException) && answer.status === 500) {
     logger.error({ err: exception }, `Unhandled error on ${where}`);
-    return { status: 500, detail: STATUS_TEXT[500], headers: {} };
+  } else if (answer.status >= 500) {
+    logger.error({ err: exception }, `Server error on ${where}`);
+  }
+  return answer;
+}
+
+/** What a client is told of an error, without logging it (errorAnswer logs). */
+export function answerOf(exception: unknown): Answer {
+  if (exception instanceof StoreUnavailableError) return STORE_UNAVAILABLE;
+  if (!(exception instanceof HttpException)) {
+    return asClientError(exception) ?? { status: 500, detail: STATUS_TEXT[500], headers: {} };
   }
   const status = exception.getStatus();
-  if (status >= 500) logger.error({ err: exception }, `Server error on ${where}`);
   const headers = exception instanceof ApiError ? exception.headers : {};
   return { status, detail: detailOf(exception, status), headers };
 }

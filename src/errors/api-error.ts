@@ -27,3 +27,17 @@ export class ValidationFailed extends ApiError {
     this.issues = capped;
   }
 }
+
+/**
+ * Not an error: the kept answer of an idempotent call, replayed. The idempotency step ends the
+ * pipeline with it, as a refusal would, so that neither the quota nor the tool is reached; the
+ * exception filter writes its status and body as they were, with `Idempotent-Replayed: true`.
+ */
+export class IdempotentReplay extends HttpException {
+  constructor(
+    status: number,
+    readonly body: unknown,
+  ) {
+    super(body as Record<string, unknown>, status);
+  }
+}

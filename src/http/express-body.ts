@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { type RequestScope, withinRequest } from '../common/request-scope';
 import type { ValidationIssue } from '../common/validation-issue';
 import { jsonDeeperThan } from './json-depth';
 
@@ -45,6 +46,11 @@ function hasBody(req: Request): boolean {
   return (
     req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
   );
+}
+
+/** Serves the rest of the request within its scope (src/common/request-scope.ts). */
+export function requestScope(req: Request, _res: Response, next: NextFunction): void {
+  withinRequest(req as RequestScope, next);
 }
 
 /** Bodies of any other media type are refused before anything else looks at the request. */

@@ -26,20 +26,25 @@ export class InvocationGuard implements CanActivate {
     if (this.reflector.getAllAndOverride(Public, targets)) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<ApiRequest>();
+    const tool = this.reflector.get(ToolMetadata, context.getHandler())?.name;
     const invocation: Invocation = {
       transport: 'rest',
       authorization: req.headersDistinct.authorization ?? [],
       client: req.ip ?? req.socket.remoteAddress ?? 'unknown',
       scopes: this.reflector.getAllAndOverride(Scopes, targets),
-      tool: this.reflector.get(ToolMetadata, context.getHandler())?.name,
+      tool,
       bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
       rateCounted: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
       headers: {},
+      ...(tool === undefined
+        ? {}
+        : { body: req.body as unknown, idempotencyKey: req.headers['idempotency-key'] }),
     };
     try {
       await this.pipeline.check(invocation);
     } finally {
       req.apiKey = invocation.key;
+      req.keepAnswer = invocation.keepAnswer;
       const res = http.getResponse<Response>();
       for (const [name, value] of Object.entries(invocation.headers)) res.setHeader(name, value);
     }

@@ -3,7 +3,9 @@ import { DiscoveryModule } from '@nestjs/core';
 import { KeysModule } from '../auth/auth.module';
 import { LimitsModule } from '../limits/limits.module';
 import { InvocationGuard } from './invocation.guard';
+import { IdempotencyService } from './idempotency';
 import { InvocationPipeline } from './invocation.pipeline';
+import { IdempotencyStep } from './steps/idempotency.step';
 import { AuthenticateStep } from './steps/authenticate.step';
 import { QuotaStep } from './steps/quota.step';
 import { RateLimitStep } from './steps/rate-limit.step';
@@ -11,8 +13,7 @@ import { ScopeStep } from './steps/scope.step';
 import { ToolInvoker } from './tool.invoker';
 
 /**
- * The one pipeline of a call: its steps (authenticate, scope, rate limit, quota; idempotency slots
- * in between rate limit and quota), the REST adapter (InvocationGuard, registered as the global
+ * The one pipeline of a call: its steps (authenticate, scope, rate limit, idempotency, quota), the REST adapter (InvocationGuard, registered as the global
  * guard by the root module) and the tool invoker the MCP transports adapt to.
  */
 @Module({
@@ -22,7 +23,9 @@ import { ToolInvoker } from './tool.invoker';
     AuthenticateStep,
     ScopeStep,
     RateLimitStep,
+    IdempotencyStep,
     QuotaStep,
+    IdempotencyService,
     InvocationGuard,
     ToolInvoker,
   ],

@@ -25,8 +25,16 @@ export class InvocationPipeline implements OnModuleInit {
       .map(({ step }) => step);
   }
 
-  /** Runs every step in order; the first refusal (an ApiError) ends the invocation. */
+  /**
+   * Runs every step in order; the first refusal (an ApiError) ends the invocation, and what the
+   * steps before it asked to undo on a refusal is undone first.
+   */
   async check(invocation: Invocation): Promise<void> {
-    for (const step of this.steps) await step.run(invocation);
+    try {
+      for (const step of this.steps) await step.run(invocation);
+    } catch (error) {
+      for (const undo of invocation.onRefused ?? []) await undo();
+      throw error;
+    }
   }
 }

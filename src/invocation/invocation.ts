@@ -26,6 +26,17 @@ export interface Invocation {
   key?: AuthenticatedKey;
   /** Headers the answer carries, success or not: X-RateLimit-*, X-Quota-*. */
   headers: Record<string, string | number>;
+  /** A tool call's body (MCP: its arguments), for the idempotency step's fingerprint. */
+  body?: unknown;
+  /** The client's Idempotency-Key as received (REST header, MCP `_meta`); undefined: none. */
+  idempotencyKey?: unknown;
+  /**
+   * Set by the idempotency step when this call's answer is to be kept: the transport calls it once
+   * with the status and body it answers (REST: the @Tool handler's wrapper or the exception filter).
+   */
+  keepAnswer?: (status: number, body: unknown) => Promise<void>;
+  /** Work to undo when a later step refuses the invocation (a claim the quota then refuses). */
+  onRefused?: (() => Promise<void>)[];
 }
 
 /** One check of the pipeline: resolves to let the invocation through, throws an ApiError to refuse it. */
@@ -40,8 +51,8 @@ export interface InvocationStep {
 export const PipelineStep = DiscoveryService.createDecorator<{ order: number }>();
 
 /**
- * The contract's order of a call: authentication, scope, rate limit, idempotency (the slot the key
- * lifecycle work fills: replay, 409, 422), daily quota; then validation, the tool, metering.
+ * The contract's order of a call: authentication, scope, rate limit, idempotency (replay, 409,
+ * 422), daily quota; then validation, the tool, metering, and the kept answer.
  */
 export const STEP_ORDER = {
   authenticate: 100,

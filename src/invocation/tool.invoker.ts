@@ -2,7 +2,10 @@ import { HttpException, Injectable, Optional } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import type { RegisteredTool } from '../tools/tool.registry';
-import { ValidationFailed } from '../errors/api-error';
+import { ApiError, IdempotentReplay, ValidationFailed } from '../errors/api-error';
+import { actAs, currentActor } from '../audit/audit.context';
+import type { ValidationIssue } from '../common/validation-issue';
+import { answerOf } from '../errors/all-exceptions.filter';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/express-body';
 import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pipe';
 import { Invocation } from './invocation';
@@ -29,10 +32,18 @@ export class ToolInvoker {
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
-  /** The tool's answer exactly as REST would send it as the response body. */
-  async invoke(caller: ToolCaller, tool: RegisteredTool, args: unknown): Promise<unknown> {
+  /**
+   * The tool's answer exactly as REST would send it as the response body. With an idempotency key
+   * (MCP: `_meta["io.tis/idempotency-key"]`) a kept answer is replayed as REST would replay it.
+   */
+  async invoke(
+    caller: ToolCaller,
+    tool: RegisteredTool,
+    args: unknown,
+    idempotencyKey?: unknown,
+  ): Promise<unknown> {
     try {
-      const body = await this.run(caller, tool, args);
+      const body = await this.run(caller, tool, args, idempotencyKey).catch(replayed);
       this.metrics?.observeToolCall(tool.name, 200);
       return body;
     } catch (error) {
@@ -44,14 +55,37 @@ export class ToolInvoker {
     }
   }
 
-  private async run(caller: ToolCaller, tool: RegisteredTool, args: unknown): Promise<unknown> {
-    await this.pipeline.check({
+  private async run(
+    caller: ToolCaller,
+    tool: RegisteredTool,
+    args: unknown,
+    idempotencyKey: unknown,
+  ): Promise<unknown> {
+    const invocation: Invocation = {
       ...caller,
       scopes: [TOOL_SCOPE],
       tool: tool.name,
       bearerErrorCodes: false,
       headers: {},
-    });
+      body: args ?? {},
+      idempotencyKey,
+    };
+    await this.pipeline.check(invocation);
+    const keep = invocation.keepAnswer;
+    // The tool runs as the key for the audit trail (over HTTP the request's id is kept).
+    const actor = { actorKeyId: invocation.key?.id ?? null, requestId: currentActor().requestId };
+    try {
+      const body = await actAs(actor, () => this.validateAndRun(tool, args));
+      await keep?.(200, body);
+      return body;
+    } catch (error) {
+      const answer = answerOf(error);
+      await keep?.(answer.status, { detail: answer.detail });
+      throw error;
+    }
+  }
+
+  private async validateAndRun(tool: RegisteredTool, args: unknown): Promise<unknown> {
     // An MCP body was depth-checked whole as it was read; its arguments are checked on their own.
     if (nestedDeeperThan(args, MAX_BODY_DEPTH)) throw new ValidationFailed([TOO_DEEP]);
     const input = (await this.validation.transform(args, {
@@ -60,6 +94,20 @@ export class ToolInvoker {
     })) as object;
     return asJsonBody(await tool.invoke(input));
   }
+}
+
+/**
+ * A kept answer as this transport's caller gets it: the body of a 2xx, else the error REST
+ * answered (a 400 list as a validation failure again). Any other error passes through.
+ */
+function replayed(error: unknown): unknown {
+  if (!(error instanceof IdempotentReplay)) throw error;
+  const status = error.getStatus();
+  if (status < 300) return error.body;
+  const detail = (error.body as { detail?: unknown } | null)?.detail;
+  if (status === 400 && Array.isArray(detail))
+    throw new ValidationFailed(detail as ValidationIssue[]);
+  throw new ApiError(status, detail);
 }
 
 /** What a client reads after JSON serialisation: no undefined fields, dates as strings, no classes. */

@@ -73,7 +73,24 @@ export class QuotaService {
     const { day, resetsAt, resetSeconds } = this.window();
     return this.state(limit, await this.store.getUsage(key.id, day), resetsAt, resetSeconds);
   }
+
+  /** Calls counted on each of the last `days` UTC days, today first; days without calls as 0. */
+  async history(key: LimitedKey, days: number): Promise<DailyUsage[]> {
+    const today = Date.parse(`${utcDay(this.clock.now())}T00:00:00Z`);
+    const dates = Array.from({ length: days }, (_, i) => utcDay(new Date(today - i * 86_400_000)));
+    const counts = await this.store.getUsageDays(key.id, dates);
+    return dates.map((date, i) => ({ date, used: counts[i] }));
+  }
 }
+
+/** Calls counted on one UTC day. */
+export interface DailyUsage {
+  date: string;
+  used: number;
+}
+
+/** The usage history reaches back this many UTC days, today included. */
+export const HISTORY_MAX_DAYS = 90;
 
 /** `X-Quota-*` headers: the daily limit (absent when unlimited), what is left, and seconds to reset. */
 export function quotaHeaders(state: QuotaState): Record<string, number> {

@@ -18,6 +18,7 @@ import { isPlainObject } from '../validation/validation.pipe';
 import { Settings, SETTINGS } from '../settings/settings';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
 import { ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
+import { MCP_IDEMPOTENCY_META } from '../invocation/idempotency';
 
 /**
  * A JSON-RPC error whose message is exactly ours: McpError prefixes `MCP error <code>: ` to its
@@ -89,18 +90,26 @@ export class McpServerFactory {
     }));
     server.setRequestHandler(CallToolWithAnyArguments, ({ params }) => {
       // The SDK has checked the request against its own tools/call schema by now (-32602 if not).
-      const { name, arguments: args } = params as { name: unknown; arguments?: unknown };
-      return this.callTool(caller, String(name), args);
+      const {
+        name,
+        arguments: args,
+        _meta,
+      } = params as {
+        name: unknown;
+        arguments?: unknown;
+        _meta?: Record<string, unknown>;
+      };
+      return this.callTool(caller, String(name), args, _meta?.[MCP_IDEMPOTENCY_META]);
     });
     answerBadInitializeAsInvalidParams(server);
     return server;
   }
 
-  private async callTool(caller: ToolCaller, name: string, args: unknown) {
+  private async callTool(caller: ToolCaller, name: string, args: unknown, idempotencyKey: unknown) {
     const tool = this.registry.get(name);
     if (!tool) throw unknownTool(name);
     try {
-      return success(await this.invoker.invoke(caller, tool, args));
+      return success(await this.invoker.invoke(caller, tool, args, idempotencyKey));
     } catch (error) {
       // Arguments that fail validation are a result the model can read and correct (MCP spec).
       if (error instanceof ValidationFailed) return failure(error.issues);

@@ -1,7 +1,19 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { privateDir, privateFile, privateIfPresent } from '../common/private-files';
-import { ApiKeyRecord, QuotaResult, Store, StoreUnavailableError } from './store';
+import {
+  ApiKeyRecord,
+  AuditEntry,
+  IdempotencyBegin,
+  IdempotencyClaim,
+  KeyChanges,
+  KeyPosition,
+  KeyRotation,
+  NewKeyRecord,
+  QuotaResult,
+  Store,
+  StoreUnavailableError,
+} from './store';
 
 const MIGRATIONS: string[] = [
   `CREATE TABLE api_keys (
@@ -25,19 +37,71 @@ const MIGRATIONS: string[] = [
      count INTEGER NOT NULL,
      PRIMARY KEY (key_id, day)
    ) WITHOUT ROWID;`,
+  `ALTER TABLE api_keys ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1;
+   ALTER TABLE api_keys ADD COLUMN previous_hash TEXT;
+   ALTER TABLE api_keys ADD COLUMN previous_key_expires_at TEXT;
+   CREATE UNIQUE INDEX api_keys_previous_hash ON api_keys (previous_hash);
+   CREATE INDEX api_keys_order ON api_keys (created_at, id);
+   CREATE TABLE audit_log (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at TEXT NOT NULL,
+     actor_key_id TEXT,
+     action TEXT NOT NULL,
+     target TEXT NOT NULL,
+     request_id TEXT,
+     details TEXT NOT NULL
+   );
+   CREATE INDEX audit_log_at ON audit_log (at);
+   CREATE TABLE idempotency (
+     key_id TEXT NOT NULL,
+     scope TEXT NOT NULL,
+     fingerprint TEXT NOT NULL,
+     token TEXT NOT NULL,
+     status INTEGER,
+     body TEXT,
+     expires_ms INTEGER NOT NULL,
+     PRIMARY KEY (key_id, scope)
+   ) WITHOUT ROWID;
+   CREATE INDEX idempotency_expiry ON idempotency (key_id, expires_ms);`,
 ];
+
+/** Usage counters are kept this many days (the usage history reaches back as far). */
+export const USAGE_KEEP_DAYS = 90;
+
+/** The UTC day `days` before `day` (both `YYYY-MM-DD`). */
+export function dayBefore(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+}
 
 /** Quota counts between two WAL checkpoints (see `checkpointNow`). */
 const CHECKPOINT_EVERY = 1000;
 
-interface KeyRow extends Omit<ApiKeyRecord, 'scopes'> {
+interface KeyRow extends Omit<ApiKeyRecord, 'scopes' | 'enabled'> {
   scopes: string;
+  enabled: number;
 }
 
 const toRecord = (row: KeyRow): ApiKeyRecord => ({
   ...row,
   scopes: JSON.parse(row.scopes) as string[],
+  enabled: row.enabled !== 0,
 });
+
+interface AuditRow extends Omit<AuditEntry, 'details'> {
+  details: string;
+}
+
+const toAuditEntry = (row: AuditRow): AuditEntry => ({
+  ...row,
+  details: JSON.parse(row.details) as Record<string, unknown>,
+});
+
+interface IdempotencyRow {
+  fingerprint: string;
+  token: string;
+  status: number | null;
+  body: string | null;
+}
 
 /** The embedded store: one SQLite file in DATA_DIR, WAL mode, every write durable before it returns. */
 export class SqliteStore extends Store {
@@ -75,14 +139,47 @@ export class SqliteStore extends Store {
     this.stmt = {
       insertKey: this.db.prepare(
         `INSERT INTO api_keys (id, name, prefix, hash, scopes, plan, daily_limit, rate_limit,
-           created_at, expires_at, revoked_at, last_used_at)
+           created_at, expires_at, revoked_at, last_used_at, enabled, previous_hash,
+           previous_key_expires_at)
          VALUES (@id, @name, @prefix, @hash, @scopes, @plan, @daily_limit, @rate_limit,
-           @created_at, @expires_at, @revoked_at, @last_used_at)`,
+           @created_at, @expires_at, @revoked_at, @last_used_at, @enabled, @previous_hash,
+           @previous_key_expires_at)`,
       ),
       countKeys: this.db.prepare('SELECT COUNT(*) AS n FROM api_keys').pluck(),
-      byHash: this.db.prepare('SELECT * FROM api_keys WHERE hash = ?'),
+      byHash: this.db.prepare('SELECT * FROM api_keys WHERE hash = @hash OR previous_hash = @hash'),
       byId: this.db.prepare('SELECT * FROM api_keys WHERE id = ?'),
-      list: this.db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
+      list: this.db.prepare('SELECT * FROM api_keys ORDER BY created_at, id LIMIT ?'),
+      listAfter: this.db.prepare(
+        'SELECT * FROM api_keys WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?',
+      ),
+      rotate: this.db.prepare(
+        `UPDATE api_keys SET hash = @hash, prefix = @prefix, previous_hash = @previous_hash,
+           previous_key_expires_at = @previous_key_expires_at WHERE id = @id`,
+      ),
+      appendAudit: this.db.prepare(
+        `INSERT INTO audit_log (at, actor_key_id, action, target, request_id, details)
+         VALUES (@at, @actor_key_id, @action, @target, @request_id, @details) RETURNING id`,
+      ),
+      pruneAudit: this.db.prepare('DELETE FROM audit_log WHERE at < ?'),
+      listAudit: this.db.prepare(
+        'SELECT * FROM audit_log WHERE id < ? AND at >= ? ORDER BY id DESC LIMIT ?',
+      ),
+      idemPrune: this.db.prepare('DELETE FROM idempotency WHERE key_id = ? AND expires_ms <= ?'),
+      idemGet: this.db.prepare(
+        'SELECT fingerprint, token, status, body FROM idempotency WHERE key_id = ? AND scope = ?',
+      ),
+      idemCount: this.db.prepare('SELECT COUNT(*) FROM idempotency WHERE key_id = ?').pluck(),
+      idemStart: this.db.prepare(
+        `INSERT INTO idempotency (key_id, scope, fingerprint, token, expires_ms)
+         VALUES (?, ?, ?, ?, ?)`,
+      ),
+      idemComplete: this.db.prepare(
+        `UPDATE idempotency SET status = ?, body = ?, expires_ms = ?
+         WHERE key_id = ? AND scope = ? AND token = ? AND status IS NULL`,
+      ),
+      idemRelease: this.db.prepare(
+        'DELETE FROM idempotency WHERE key_id = ? AND scope = ? AND token = ? AND status IS NULL',
+      ),
       revoke: this.db.prepare(
         'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
       ),
@@ -108,8 +205,11 @@ export class SqliteStore extends Store {
         .prepare('SELECT count FROM usage_counters WHERE key_id = ? AND day = ?')
         .pluck(),
       pruneUsage: this.counters.prepare('DELETE FROM usage_counters WHERE day < ?'),
+      days: this.counters.prepare(
+        'SELECT day, count FROM usage_counters WHERE key_id = ? AND day >= ? AND day <= ?',
+      ),
     };
-    this.pruneOldUsage();
+    this.pruneOldUsage(new Date().toISOString().slice(0, 10));
   }
 
   describe(): string {
@@ -126,10 +226,14 @@ export class SqliteStore extends Store {
     }
   }
 
-  /** Counters older than a week are of no use to anyone. */
-  private pruneOldUsage(): void {
-    const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
-    this.counterStmt.pruneUsage.run(weekAgo);
+  /** The day whose counters were last pruned: pruning runs once per new UTC day seen. */
+  private prunedOn = '';
+
+  /** Counters past the usage history's 90 days are of no use to anyone. */
+  private pruneOldUsage(today: string): void {
+    if (today <= this.prunedOn) return;
+    this.prunedOn = today;
+    this.counterStmt.pruneUsage.run(dayBefore(today, USAGE_KEEP_DAYS - 1));
   }
 
   private run<T>(work: () => T): Promise<T> {
@@ -148,17 +252,23 @@ export class SqliteStore extends Store {
     }
   }
 
-  private keyParams(key: ApiKeyRecord) {
-    return { ...key, scopes: JSON.stringify(key.scopes) };
+  private keyParams(key: NewKeyRecord) {
+    return {
+      previous_hash: null,
+      previous_key_expires_at: null,
+      ...key,
+      scopes: JSON.stringify(key.scopes),
+      enabled: key.enabled === false ? 0 : 1,
+    };
   }
 
-  insertKey(key: ApiKeyRecord): Promise<void> {
+  insertKey(key: NewKeyRecord): Promise<void> {
     return this.run(() => {
       this.stmt.insertKey.run(this.keyParams(key));
     });
   }
 
-  insertKeyIfNone(key: ApiKeyRecord): Promise<boolean> {
+  insertKeyIfNone(key: NewKeyRecord): Promise<boolean> {
     return this.run(() =>
       this.db
         .transaction(() => {
@@ -172,7 +282,7 @@ export class SqliteStore extends Store {
 
   findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     return this.run(() => {
-      const row = this.stmt.byHash.get(hash) as KeyRow | undefined;
+      const row = this.stmt.byHash.get({ hash }) as KeyRow | undefined;
       return row && toRecord(row);
     });
   }
@@ -184,8 +294,39 @@ export class SqliteStore extends Store {
     });
   }
 
-  listKeys(): Promise<ApiKeyRecord[]> {
-    return this.run(() => (this.stmt.list.all() as KeyRow[]).map(toRecord));
+  listKeys(page: { after?: KeyPosition; limit?: number } = {}): Promise<ApiKeyRecord[]> {
+    const limit = page.limit ?? -1;
+    return this.run(() => {
+      const rows = page.after
+        ? this.stmt.listAfter.all(page.after.created_at, page.after.id, limit)
+        : this.stmt.list.all(limit);
+      return (rows as KeyRow[]).map(toRecord);
+    });
+  }
+
+  updateKey(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined> {
+    const columns = Object.keys(changes).filter((c) =>
+      ['name', 'scopes', 'plan', 'daily_limit', 'rate_limit', 'enabled'].includes(c),
+    );
+    const params: Record<string, unknown> = { ...changes, id };
+    if (changes.scopes) params.scopes = JSON.stringify(changes.scopes);
+    if (changes.enabled !== undefined) params.enabled = changes.enabled ? 1 : 0;
+    return this.run(() => {
+      if (columns.length) {
+        const set = columns.map((c) => `${c} = @${c}`).join(', ');
+        this.db.prepare(`UPDATE api_keys SET ${set} WHERE id = @id`).run(params);
+      }
+      const row = this.stmt.byId.get(id) as KeyRow | undefined;
+      return row && toRecord(row);
+    });
+  }
+
+  rotateKey(id: string, rotation: KeyRotation): Promise<ApiKeyRecord | undefined> {
+    return this.run(() => {
+      this.stmt.rotate.run({ ...rotation, id });
+      const row = this.stmt.byId.get(id) as KeyRow | undefined;
+      return row && toRecord(row);
+    });
   }
 
   revokeKey(id: string, at: string): Promise<boolean> {
@@ -220,6 +361,7 @@ export class SqliteStore extends Store {
   consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult> {
     const { consume, usage } = this.counterStmt;
     return this.run(() => {
+      this.pruneOldUsage(day);
       const counted =
         limit !== null && limit <= 0
           ? undefined
@@ -245,6 +387,80 @@ export class SqliteStore extends Store {
 
   getUsage(keyId: string, day: string): Promise<number> {
     return this.run(() => (this.counterStmt.usage.get(keyId, day) as number | undefined) ?? 0);
+  }
+
+  getUsageDays(keyId: string, days: string[]): Promise<number[]> {
+    if (!days.length) return Promise.resolve([]);
+    const sorted = [...days].sort();
+    return this.run(() => {
+      const rows = this.counterStmt.days.all(keyId, sorted[0], sorted[sorted.length - 1]) as {
+        day: string;
+        count: number;
+      }[];
+      const counts = new Map(rows.map((r) => [r.day, r.count]));
+      return days.map((day) => counts.get(day) ?? 0);
+    });
+  }
+
+  appendAudit(entry: Omit<AuditEntry, 'id'>, keepSince: string): Promise<AuditEntry> {
+    return this.run(() =>
+      this.db.transaction(() => {
+        this.stmt.pruneAudit.run(keepSince);
+        const id = this.stmt.appendAudit
+          .pluck()
+          .get({ ...entry, details: JSON.stringify(entry.details) }) as number;
+        return { id, ...entry };
+      })(),
+    );
+  }
+
+  listAudit(query: { before?: number; limit: number; since: string }): Promise<AuditEntry[]> {
+    const before = query.before ?? Number.MAX_SAFE_INTEGER;
+    return this.run(() =>
+      (this.stmt.listAudit.all(before, query.since, query.limit) as AuditRow[]).map(toAuditEntry),
+    );
+  }
+
+  beginIdempotent(
+    claim: IdempotencyClaim,
+    nowMs: number,
+    runningUntilMs: number,
+    cap: number,
+  ): Promise<IdempotencyBegin> {
+    const { keyId, scope, fingerprint, token } = claim;
+    return this.run(() =>
+      this.db
+        .transaction((): IdempotencyBegin => {
+          this.stmt.idemPrune.run(keyId, nowMs);
+          const row = this.stmt.idemGet.get(keyId, scope) as IdempotencyRow | undefined;
+          if (row) {
+            if (row.fingerprint !== fingerprint) return { state: 'mismatch' };
+            if (row.status === null) return { state: 'in_progress' };
+            return { state: 'done', status: row.status, body: row.body ?? 'null' };
+          }
+          if ((this.stmt.idemCount.get(keyId) as number) >= cap) return { state: 'full' };
+          this.stmt.idemStart.run(keyId, scope, fingerprint, token, runningUntilMs);
+          return { state: 'started' };
+        })
+        .immediate(),
+    );
+  }
+
+  completeIdempotent(
+    claim: IdempotencyClaim,
+    status: number,
+    body: string,
+    keepUntilMs: number,
+  ): Promise<void> {
+    return this.run(() => {
+      this.stmt.idemComplete.run(status, body, keepUntilMs, claim.keyId, claim.scope, claim.token);
+    });
+  }
+
+  releaseIdempotent(claim: IdempotencyClaim): Promise<void> {
+    return this.run(() => {
+      this.stmt.idemRelease.run(claim.keyId, claim.scope, claim.token);
+    });
   }
 
   ping(): Promise<void> {

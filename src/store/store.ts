@@ -12,6 +12,72 @@ export interface ApiKeyRecord {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** A disabled key is refused (401) until enabled again. */
+  enabled: boolean;
+  /** The hash of the secret before the last rotation, accepted until previous_key_expires_at. */
+  previous_hash: string | null;
+  previous_key_expires_at: string | null;
+}
+
+/** A key as inserted: the lifecycle fields default to enabled, no previous secret. */
+export type NewKeyRecord = Omit<
+  ApiKeyRecord,
+  'enabled' | 'previous_hash' | 'previous_key_expires_at'
+> &
+  Partial<Pick<ApiKeyRecord, 'enabled' | 'previous_hash' | 'previous_key_expires_at'>>;
+
+/** What a PATCH may change of a key. */
+export type KeyChanges = Partial<
+  Pick<ApiKeyRecord, 'name' | 'scopes' | 'plan' | 'daily_limit' | 'rate_limit' | 'enabled'>
+>;
+
+/** A new secret for a key: its hash and prefix, and the old hash kept for a grace (or none). */
+export interface KeyRotation {
+  hash: string;
+  prefix: string;
+  previous_hash: string | null;
+  previous_key_expires_at: string | null;
+}
+
+/** Where a page of the key list starts: after this key in `(created_at, id)` order. */
+export interface KeyPosition {
+  created_at: string;
+  id: string;
+}
+
+/** One recorded change: who did what to which key or setting. Never a secret. */
+export interface AuditEntry {
+  /** Increasing: a later entry has a larger id. */
+  id: number;
+  at: string;
+  actor_key_id: string | null;
+  action: string;
+  target: string;
+  request_id: string | null;
+  details: Record<string, unknown>;
+}
+
+/** How an idempotent call stands when it arrives (see Store.beginIdempotent). */
+export type IdempotencyBegin =
+  /** First of its kind: it runs, marked in progress under `token`. */
+  | { state: 'started' }
+  /** Its first run is still going. */
+  | { state: 'in_progress' }
+  /** The same Idempotency-Key was used with another request. */
+  | { state: 'mismatch' }
+  /** Its first run finished: the kept answer. */
+  | { state: 'done'; status: number; body: string }
+  /** The key holds as many entries as it may: this call runs without being kept. */
+  | { state: 'full' };
+
+export interface IdempotencyClaim {
+  keyId: string;
+  /** The tool and the client's Idempotency-Key. */
+  scope: string;
+  /** SHA-256 of the request's canonical JSON. */
+  fingerprint: string;
+  /** Tells this run's marker from a later one's. */
+  token: string;
 }
 
 export interface QuotaResult {
@@ -34,12 +100,20 @@ export abstract class Store {
   /** Where the data lives, for operators (a file path or a redacted URL). */
   abstract describe(): string;
 
-  abstract insertKey(key: ApiKeyRecord): Promise<void>;
+  abstract insertKey(key: NewKeyRecord): Promise<void>;
   /** Inserts the key only when the store holds no key at all; true when inserted. Atomic. */
-  abstract insertKeyIfNone(key: ApiKeyRecord): Promise<boolean>;
+  abstract insertKeyIfNone(key: NewKeyRecord): Promise<boolean>;
   abstract findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   abstract findKeyById(id: string): Promise<ApiKeyRecord | undefined>;
-  abstract listKeys(): Promise<ApiKeyRecord[]>;
+  /** Keys in `(created_at, id)` order, after `after` when given, at most `limit` when given. */
+  abstract listKeys(page?: { after?: KeyPosition; limit?: number }): Promise<ApiKeyRecord[]>;
+  /** Changes a key's settings; the updated record, or undefined when no key has that id. */
+  abstract updateKey(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Gives a key a new secret, keeping its id, settings and usage; the previous secret (if kept)
+   * replaces any earlier one. The updated record, or undefined when no key has that id.
+   */
+  abstract rotateKey(id: string, rotation: KeyRotation): Promise<ApiKeyRecord | undefined>;
   /** Marks the key revoked; false when no key has that id. Revoking twice keeps the first time. */
   abstract revokeKey(id: string, at: string): Promise<boolean>;
   abstract touchKey(id: string, at: string): Promise<void>;
@@ -56,6 +130,38 @@ export abstract class Store {
    */
   abstract consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult>;
   abstract getUsage(keyId: string, day: string): Promise<number>;
+  /** Calls counted for the key on each of the given UTC days (0 for a day without calls). */
+  abstract getUsageDays(keyId: string, days: string[]): Promise<number[]>;
+
+  /** Records an entry (its id is given here) and forgets entries older than `keepSince`. */
+  abstract appendAudit(entry: Omit<AuditEntry, 'id'>, keepSince: string): Promise<AuditEntry>;
+  /** Entries newest first, older than entry `before` when given, none older than `since`. */
+  abstract listAudit(query: {
+    before?: number;
+    limit: number;
+    since: string;
+  }): Promise<AuditEntry[]>;
+
+  /**
+   * One atomic step per key id: a kept answer for (key id, scope) when its fingerprint matches,
+   * `mismatch` when not, `in_progress` while a live marker stands, else a new marker (expiring at
+   * `runningUntilMs`) unless the key already holds `cap` entries. Expired entries are forgotten.
+   */
+  abstract beginIdempotent(
+    claim: IdempotencyClaim,
+    nowMs: number,
+    runningUntilMs: number,
+    cap: number,
+  ): Promise<IdempotencyBegin>;
+  /** Keeps the answer of a run whose marker is still this claim's, until `keepUntilMs`. */
+  abstract completeIdempotent(
+    claim: IdempotencyClaim,
+    status: number,
+    body: string,
+    keepUntilMs: number,
+  ): Promise<void>;
+  /** Removes this claim's marker: the call was refused or its answer is not kept. */
+  abstract releaseIdempotent(claim: IdempotencyClaim): Promise<void>;
 
   /** Resolves when the backend answers; throws StoreUnavailableError otherwise. */
   abstract ping(): Promise<void>;

@@ -1,7 +1,15 @@
 import { applyDecorators, Controller, HttpCode, Post, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Scopes } from '../auth/auth.decorators';
+import { currentRequest, takeKeepAnswer } from '../common/request-scope';
 import type { Scope } from '../auth/scopes';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 
@@ -50,15 +58,56 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     throw new Error(`Tool name '${definition.name}' must match [a-z][a-z0-9_]*`);
   }
   return applyDecorators(
+    // First: the decorators after it put their metadata on the wrapper.
+    KeepsIdempotentAnswer(),
     ToolMetadata(definition),
     Post(definition.name),
     HttpCode(200),
     Scopes([TOOL_SCOPE]),
     ApiOperation({ operationId: definition.name, summary: definition.description }),
     ApiBody({ type: definition.input }),
-    ApiOkResponse({ type: definition.output, description: 'The tool ran.' }),
-    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403, ...(definition.errors ?? [])),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, example: 'order-4711-greet' },
+    }),
+    ApiOkResponse({
+      type: definition.output,
+      description: 'The tool ran (or, with `Idempotent-Replayed: true`, its kept answer).',
+      headers: {
+        'Idempotent-Replayed': {
+          description: '`true` on a replayed answer.',
+          schema: { type: 'string', enum: ['true'] },
+        },
+      },
+    }),
+    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403, 409, 422, ...(definition.errors ?? [])),
   );
+}
+
+/**
+ * Wraps a tool's handler so that, over REST, an idempotent call's answer (the handler's result,
+ * as the client will read it) is kept before it is sent. Errors are kept by the exception filter,
+ * which sees those of validation too. A call without an Idempotency-Key pays one lookup.
+ */
+function KeepsIdempotentAnswer(): MethodDecorator {
+  return (_target, _key, descriptor: PropertyDescriptor) => {
+    const handler = descriptor.value as (...args: unknown[]) => unknown;
+    const wrapped = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
+      const result: unknown = await handler.apply(this, args);
+      const keep = takeKeepAnswer(currentRequest());
+      if (keep) await keep(200, JSON.parse(JSON.stringify(result ?? null)));
+      return result;
+    };
+    // Decorators applied below @Tool() put their metadata on the handler: carry it over.
+    for (const key of Reflect.getMetadataKeys(handler) as unknown[]) {
+      Reflect.defineMetadata(key, Reflect.getMetadata(key, handler), wrapped);
+    }
+    Object.defineProperty(wrapped, 'name', { value: handler.name });
+    descriptor.value = wrapped;
+  };
 }
 
 /** The class decorator of a tool controller: the shared path prefix, tag and bearer auth. */

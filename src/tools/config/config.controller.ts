@@ -41,7 +41,7 @@ export class ConfigController {
 
   @Tool({
     name: 'config_set',
-    errors: [404, 409],
+    errors: [404],
     title: 'Set a configuration value',
     // It overwrites a stored override; setting the same value twice changes nothing more.
     annotations: {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { TimeoutError, withTimeout } from '../../common/timeout';
 import { Settings, SETTINGS } from '../../settings/settings';
+import { AuditService } from '../../audit/audit.service';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck } from './doctor-check';
 
 export interface CheckRecord extends CheckOutcome {
@@ -22,6 +23,7 @@ export class DoctorService implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly audit: AuditService,
   ) {}
 
   onModuleInit(): void {
@@ -48,8 +50,17 @@ export class DoctorService implements OnModuleInit {
         (check, i) => outcomes[i].fixable && outcomes[i].status !== 'pass',
       );
       if (fixing.length) {
+        const problems = fixing.map((check) => ({
+          check: check.name,
+          problem: outcomes[this.checks.indexOf(check)].message,
+        }));
         await Promise.all(fixing.map((check) => this.fixOne(check)));
         outcomes = await this.runAll();
+        const fixed = problems.map((p) => ({
+          ...p,
+          status: outcomes[this.checks.findIndex((c) => c.name === p.check)].status,
+        }));
+        await this.audit.record('doctor.fix', 'doctor', { fixed });
       }
     }
     const checks = this.checks.map((check, i) => ({ name: check.name, ...outcomes[i] }));

@@ -1,0 +1,62 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../limits/clock';
+import { AuditEntry, Store } from '../store/store';
+import { currentActor } from './audit.context';
+
+/** Entries are kept this many days. */
+export const AUDIT_KEEP_DAYS = 90;
+
+export type AuditAction =
+  | 'api_key.create'
+  | 'api_key.update'
+  | 'api_key.rotate'
+  | 'api_key.revoke'
+  | 'config.set'
+  | 'doctor.fix';
+
+/**
+ * The audit trail: who changed which key or setting, when, in which request. Entries live in the
+ * store (shared by every instance, 90 days) and each is also one JSON log line. Callers pass
+ * details that hold no secret: settings granted, `{field: {from, to}}`, masked values.
+ */
+@Injectable()
+export class AuditService {
+  private readonly logger = new Logger('Audit');
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  private keepSince(now: Date): string {
+    return new Date(now.getTime() - AUDIT_KEEP_DAYS * 86_400_000).toISOString();
+  }
+
+  /** Records one action by the current actor (a key, the CLI or the service at start-up). */
+  async record(
+    action: AuditAction,
+    target: string,
+    details: Record<string, unknown> = {},
+  ): Promise<AuditEntry> {
+    const actor = currentActor();
+    const now = this.clock.now();
+    const entry = await this.store.appendAudit(
+      {
+        at: now.toISOString(),
+        actor_key_id: actor.actorKeyId,
+        action,
+        target,
+        request_id: actor.requestId,
+        details: actor.source ? { ...details, source: actor.source } : details,
+      },
+      this.keepSince(now),
+    );
+    this.logger.log({ audit: entry }, `Audit: ${action} ${target}`);
+    return entry;
+  }
+
+  /** Entries newest first, before entry `before` when given, within the 90 days kept. */
+  list(limit: number, before?: number): Promise<AuditEntry[]> {
+    return this.store.listAudit({ limit, before, since: this.keepSince(this.clock.now()) });
+  }
+}

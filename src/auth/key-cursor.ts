@@ -1,0 +1,29 @@
+import type { KeyPosition } from '../store/store';
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const KEY_ID = /^key_[0-9a-f]{16}$/;
+
+/** An opaque cursor: where the next page of the key list starts (after this key). */
+export function encodeCursor(after: KeyPosition): string {
+  return Buffer.from(JSON.stringify([after.created_at, after.id])).toString('base64url');
+}
+
+/** The position a cursor names, or null for anything the service would not have issued. */
+export function decodeCursor(raw: unknown): KeyPosition | null {
+  if (typeof raw !== 'string' || raw.length > 200 || !/^[A-Za-z0-9_-]+$/.test(raw)) return null;
+  try {
+    const value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as unknown;
+    if (!Array.isArray(value) || value.length !== 2) return null;
+    const [created_at, id] = value as unknown[];
+    if (typeof created_at !== 'string' || !ISO.test(created_at)) return null;
+    if (typeof id !== 'string' || !KEY_ID.test(id)) return null;
+    return { created_at, id };
+  } catch {
+    return null;
+  }
+}
+
+/** The relative `Link` to the next page. */
+export function nextLink(path: string, limit: number, cursor: string): string {
+  return `<${path}?limit=${limit}&cursor=${cursor}>; rel="next"`;
+}

@@ -1,0 +1,107 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { createHash, randomUUID } from 'node:crypto';
+import { Clock } from '../limits/clock';
+import { Settings, SETTINGS } from '../settings/settings';
+import { IdempotencyBegin, IdempotencyClaim, Store } from '../store/store';
+
+/** The REST header, and where an MCP tools/call carries the same value (one scope with REST). */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const MCP_IDEMPOTENCY_META = 'io.tis/idempotency-key';
+
+/** 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** A kept answer is replayed this long after the call completed. */
+export const IDEMPOTENCY_KEEP_MS = 24 * 3_600_000;
+/** At most this many entries per API key: past it, calls run without being kept. */
+export const IDEMPOTENCY_CAP = 10_000;
+/** Answers larger than this (serialised) are not kept. */
+export const IDEMPOTENCY_MAX_ANSWER_BYTES = 64 * 1024;
+
+/** Statuses of answers that never ran the tool: such answers are not kept. */
+const NOT_RUN = new Set([401, 402, 403, 429]);
+
+/** JSON with every object's keys sorted: the same request always reads the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A request's identity: SHA-256 of its canonical JSON (no body: `{}`). Bodies are never stored. */
+export function fingerprint(body: unknown): string {
+  return createHash('sha256')
+    .update(canonicalJson(body ?? {}))
+    .digest('hex');
+}
+
+/**
+ * Idempotent tool calls: one entry per (API key, tool, Idempotency-Key) in the store, claimed
+ * atomically per key id (so two concurrent first calls run the tool once), kept 24 hours.
+ */
+@Injectable()
+export class IdempotencyService {
+  private readonly logger = new Logger('Idempotency');
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  /** Claims (key, tool, Idempotency-Key) for this request, or says how it stands. */
+  async begin(
+    keyId: string,
+    tool: string,
+    idempotencyKey: string,
+    body: unknown,
+  ): Promise<{ claim: IdempotencyClaim; begun: IdempotencyBegin }> {
+    const claim: IdempotencyClaim = {
+      keyId,
+      scope: `${tool}:${idempotencyKey}`,
+      fingerprint: fingerprint(body),
+      token: randomUUID(),
+    };
+    const now = this.clock.now().getTime();
+    // A marker whose request died lives no longer than a request may.
+    const runningUntil = now + this.settings.httpTimeouts.requestMs;
+    const begun = await this.store.beginIdempotent(claim, now, runningUntil, IDEMPOTENCY_CAP);
+    return { claim, begun };
+  }
+
+  /** Keeps the tool's answer (24 h), or drops the claim when it is not to be kept. */
+  async keep(claim: IdempotencyClaim, status: number, body: unknown): Promise<void> {
+    try {
+      const text = JSON.stringify(body ?? null);
+      if (!keptStatus(status) || Buffer.byteLength(text) > IDEMPOTENCY_MAX_ANSWER_BYTES) {
+        await this.store.releaseIdempotent(claim);
+        return;
+      }
+      const until = this.clock.now().getTime() + IDEMPOTENCY_KEEP_MS;
+      await this.store.completeIdempotent(claim, status, text, until);
+    } catch (error) {
+      // The answer still goes out; the marker expires with the request timeout.
+      this.logger.warn({ err: error }, 'Could not keep an idempotent answer');
+    }
+  }
+
+  /** Drops the claim of a call refused after it was made (402 from the quota, a store failure). */
+  async release(claim: IdempotencyClaim): Promise<void> {
+    try {
+      await this.store.releaseIdempotent(claim);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Could not release an idempotency marker');
+    }
+  }
+}
+
+/** Answers of a tool that ran: 2xx, its own 4xx (400 included), 500. */
+function keptStatus(status: number): boolean {
+  if (status >= 500) return status === 500;
+  return !NOT_RUN.has(status);
+}

@@ -1,0 +1,129 @@
+import { bearer, startApp, TestApp } from './support/app';
+import { runCli } from './support/cli';
+
+describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
+  let t: TestApp;
+  let env: Record<string, string>;
+  let id: string;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startApp();
+    env = { DATA_DIR: t.dataDir };
+    ({ id, key } = await t.createKeyWithId({
+      name: 'cli-target',
+      scope_template: 'standard',
+      daily_limit: 5,
+    }));
+  });
+  afterAll(() => t.close());
+
+  const greet = (secret: string) =>
+    t.http().post('/api/v1/services/greet').set(bearer(secret)).send({ name: 'CLI' });
+
+  it('shows a key and its usage, as text and as JSON, never its text', async () => {
+    await greet(key).expect(200);
+    const [json, text, usage, usageText] = await Promise.all([
+      runCli(['keys', 'show', id, '--json'], env),
+      runCli(['keys', 'show', id], env),
+      runCli(['keys', 'usage', id, '--days', '3', '--json'], env),
+      runCli(['keys', 'usage', id], env),
+    ]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      id,
+      name: 'cli-target',
+      daily_limit: 5,
+      enabled: true,
+      status: 'active',
+    });
+    expect(json.stdout + text.stdout).not.toMatch(/sk_[0-9a-f]{64}/);
+    expect(text.stdout).toContain(`${id} (cli-target): active`);
+    expect(text.stdout).toMatch(/ {2}daily_limit 5\n/);
+    const body = JSON.parse(usage.stdout) as { used: number; history: { used: number }[] };
+    expect(body).toMatchObject({ plan: 'free', daily_limit: 5, used: 1, remaining: 4 });
+    expect(body.history.map((d) => d.used)).toEqual([1, 0, 0]);
+    expect(usageText.stdout).toMatch(
+      new RegExp(
+        `^${id}: 1 call\\(s\\) today, limit 5, plan free\\.\\n\\d{4}-\\d{2}-\\d{2}\\t1\\n$`,
+      ),
+    );
+  });
+
+  it('updates a key (disable, limits back to the plan) with effect on the server at once', async () => {
+    const off = await runCli(
+      ['keys', 'update', id, '--name', 'renamed', '--daily-limit', 'none', '--disable', '--json'],
+      env,
+    );
+    expect(off.code).toBe(0);
+    expect(JSON.parse(off.stdout)).toMatchObject({
+      name: 'renamed',
+      daily_limit: null,
+      enabled: false,
+      status: 'disabled',
+    });
+    expect((await greet(key)).status).toBe(401);
+    const on = await runCli(['keys', 'update', id, '--enable', '--rate-limit', '9'], env);
+    expect(on.code).toBe(0);
+    expect(on.stdout).toMatch(new RegExp(`^Updated ${id}\\.\\n${id} \\(renamed\\): active\\n`));
+    expect((await greet(key)).status).toBe(200);
+  });
+
+  it('rotates a key with a grace, printing the new key once', async () => {
+    const rotated = await runCli(['keys', 'rotate', id, '--grace-seconds', '60', '--json'], env);
+    expect(rotated.code).toBe(0);
+    const out = JSON.parse(rotated.stdout) as { id: string; key: string; rate_limit: number };
+    expect(out).toMatchObject({ id, rate_limit: 9 });
+    expect(out.key).toMatch(/^sk_[0-9a-f]{64}$/);
+    expect((await greet(out.key)).status).toBe(200);
+    expect((await greet(key)).status).toBe(200);
+    const again = await runCli(['keys', 'rotate', id], env);
+    expect(again.stdout).toMatch(
+      new RegExp(
+        `^Rotated ${id}; the old key no longer works\\.\\nKey \\(shown once, store it now\\): sk_[0-9a-f]{64}\\n$`,
+      ),
+    );
+    expect((await greet(out.key)).status).toBe(401);
+  });
+
+  it('lists the audit trail; CLI actions name no key and say source cli', async () => {
+    const [json, text] = await Promise.all([
+      runCli(['audit', '--limit', '4', '--json'], env),
+      runCli(['audit', '--limit', '1'], env),
+    ]);
+    const { entries } = JSON.parse(json.stdout) as {
+      entries: { action: string; actor_key_id: string | null; details: object }[];
+    };
+    expect(entries.map((e) => e.action)).toEqual([
+      'api_key.rotate',
+      'api_key.rotate',
+      'api_key.update',
+      'api_key.update',
+    ]);
+    expect(entries[0]).toMatchObject({
+      actor_key_id: null,
+      details: { grace_seconds: 0, source: 'cli' },
+    });
+    expect(json.stdout).not.toMatch(/sk_[0-9a-f]{64}/);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^\\d+\\t\\S+\\t-\\tapi_key\\.rotate\\t${id}\\t\\{"grace_seconds":0,"source":"cli"\\}\\n$`,
+      ),
+    );
+    const api = await t.http().get('/api/v1/audit?limit=1').set(bearer(t.adminKey));
+    expect(api.body.entries[0]).toMatchObject({ action: 'api_key.rotate', actor_key_id: null });
+  });
+
+  it('refuses unknown keys (exit 1) and bad options (exit 2)', async () => {
+    const [unknown, grace, days, both] = await Promise.all([
+      runCli(['keys', 'show', 'key_nope'], env),
+      runCli(['keys', 'rotate', id, '--grace-seconds', '604801'], env),
+      runCli(['keys', 'usage', id, '--days', '91'], env),
+      runCli(['keys', 'update', id, '--enable', '--disable'], env),
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('API key not found: key_nope');
+    expect([grace.code, days.code, both.code]).toEqual([2, 2, 2]);
+    expect(grace.stderr).toContain('expected a whole number from 0 to 604800');
+  });
+});
