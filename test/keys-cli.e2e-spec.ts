@@ -4,24 +4,22 @@ import { runCli } from './support/cli';
 describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
   let t: TestApp;
   let env: Record<string, string>;
-  let id: string;
-  let key: string;
 
   beforeAll(async () => {
     t = await startApp();
     env = { DATA_DIR: t.dataDir };
-    ({ id, key } = await t.createKeyWithId({
-      name: 'cli-target',
-      scope_template: 'standard',
-      daily_limit: 5,
-    }));
   });
   afterAll(() => t.close());
+
+  /** A key of each test's own, so that no test depends on another's changes. */
+  const target = (extra: Record<string, unknown> = {}) =>
+    t.createKeyWithId({ name: 'cli-target', scope_template: 'standard', daily_limit: 5, ...extra });
 
   const greet = (secret: string) =>
     t.http().post('/api/v1/services/greet').set(bearer(secret)).send({ name: 'CLI' });
 
   it('shows a key and its usage, as text and as JSON, never its text', async () => {
+    const { id, key } = await target();
     await greet(key).expect(200);
     const [json, text, usage, usageText] = await Promise.all([
       runCli(['keys', 'show', id, '--json'], env),
@@ -51,6 +49,7 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
   });
 
   it('updates a key (disable, limits back to the plan) with effect on the server at once', async () => {
+    const { id, key } = await target();
     const off = await runCli(
       ['keys', 'update', id, '--name', 'renamed', '--daily-limit', 'none', '--disable', '--json'],
       env,
@@ -70,6 +69,7 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
   });
 
   it('rotates a key with a grace, printing the new key once', async () => {
+    const { id, key } = await target({ rate_limit: 9 });
     const rotated = await runCli(['keys', 'rotate', id, '--grace-seconds', '60', '--json'], env);
     expect(rotated.code).toBe(0);
     const out = JSON.parse(rotated.stdout) as { id: string; key: string; rate_limit: number };
@@ -87,6 +87,22 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
   });
 
   it('lists the audit trail; CLI actions name no key and say source cli', async () => {
+    // An app of its own: the trail is the whole deployment's, newest first.
+    const own = await startApp();
+    try {
+      await auditTrail(own);
+    } finally {
+      await own.close();
+    }
+  });
+
+  async function auditTrail(t: TestApp): Promise<void> {
+    const env = { DATA_DIR: t.dataDir };
+    const { id } = await t.createKeyWithId({ name: 'cli-target', scope_template: 'standard' });
+    expect((await runCli(['keys', 'update', id, '--disable'], env)).code).toBe(0);
+    expect((await runCli(['keys', 'update', id, '--enable'], env)).code).toBe(0);
+    expect((await runCli(['keys', 'rotate', id, '--grace-seconds', '60'], env)).code).toBe(0);
+    expect((await runCli(['keys', 'rotate', id], env)).code).toBe(0);
     const [json, text] = await Promise.all([
       runCli(['audit', '--limit', '4', '--json'], env),
       runCli(['audit', '--limit', '1'], env),
@@ -112,9 +128,10 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
     );
     const api = await t.http().get('/api/v1/audit?limit=1').set(bearer(t.adminKey));
     expect(api.body.entries[0]).toMatchObject({ action: 'api_key.rotate', actor_key_id: null });
-  });
+  }
 
   it('refuses unknown keys (exit 1) and bad options (exit 2)', async () => {
+    const { id } = await target();
     const [unknown, grace, days, both] = await Promise.all([
       runCli(['keys', 'show', 'key_nope'], env),
       runCli(['keys', 'rotate', id, '--grace-seconds', '604801'], env),

@@ -57,9 +57,14 @@ describe('OpenAPI: key lifecycle, usage, audit and idempotency (e2e)', () => {
     });
     expect(schemas.UsageView.properties?.history.example).toBeDefined();
     const rotate = doc.paths['/api/v1/auth/api-keys/{id}/rotate'].post;
-    expect(Object.keys(rotate.responses['201'].headers ?? {})).toEqual([
-      'Location',
+    // Its own headers, and those every keyed answer carries (src/docs/openapi.ts).
+    expect(Object.keys(rotate.responses['201'].headers ?? {}).sort()).toEqual([
       'Cache-Control',
+      'Location',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-Request-Id',
     ]);
     expect(rotate.responses['409'].content?.['application/json'].example).toEqual({
       detail: 'API key is revoked',
@@ -69,7 +74,13 @@ describe('OpenAPI: key lifecycle, usage, audit and idempotency (e2e)', () => {
       'query:limit',
       'query:cursor',
     ]);
-    expect(Object.keys(list.responses['200'].headers ?? {})).toEqual(['Link']);
+    expect(Object.keys(list.responses['200'].headers ?? {}).sort()).toEqual([
+      'Link',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-Request-Id',
+    ]);
     const audit = doc.paths['/api/v1/audit'].get;
     expect(audit.parameters?.map((p) => p.name)).toEqual(['limit', 'before']);
     const greet = doc.paths['/api/v1/services/greet'].post;

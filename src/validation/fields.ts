@@ -147,9 +147,10 @@ export function StringListField(
     ...(options.maxItems !== undefined
       ? [
           ArrayMaxSize(options.maxItems, {
-            // pydantic's words, with the length it saw.
+            // pydantic's words, with the length it saw. Asked of any value that fails, a list or
+            // not (a non-list reports list_type instead, but its message is still made).
             message: ({ value }) =>
-              `List should have at most ${plural(options.maxItems as number, 'item')} after validation, not ${(value as unknown[]).length}`,
+              `List should have at most ${plural(options.maxItems as number, 'item')} after validation, not ${Array.isArray(value) ? value.length : 0}`,
             context: { type: 'too_long' },
           }),
         ]
