@@ -32,20 +32,23 @@ const textOf = (result: CallResult) => (result.content as { text: string }[])[0]
 
 describe('one invocation pipeline for REST and MCP (e2e)', () => {
   let t: TestApp;
-  let closed: { key: string; id: string };
-  let open: string;
 
   beforeAll(async () => {
     t = await startApp({ imports: [ClosedGreetModule] });
-    closed = await t.createKeyWithId({ name: 'closed', scope_template: 'standard' });
-    open = await t.createKey({ name: 'open', scope_template: 'standard' });
   });
   afterAll(() => t.close());
+
+  /** Keys of each test's own, so that what one test counts is its own calls. */
+  const keys = async () => ({
+    closed: await t.createKeyWithId({ name: 'closed', scope_template: 'standard' }),
+    open: await t.createKey({ name: 'open', scope_template: 'standard' }),
+  });
 
   const usedToday = async (key: string) =>
     (await t.http().get('/api/v1/usage').set(bearer(key))).body.used as number;
 
   it('blocks the call over REST, in its place in the order', async () => {
+    const { closed, open } = await keys();
     const res = await t
       .http()
       .post('/api/v1/services/greet')
@@ -71,6 +74,7 @@ describe('one invocation pipeline for REST and MCP (e2e)', () => {
   });
 
   it('blocks the same call over MCP on HTTP', async () => {
+    const { closed } = await keys();
     const port = await new Promise<number>((resolve) => {
       const server = t.app.getHttpServer() as unknown as Server;
       if (server.listening) resolve((server.address() as AddressInfo).port);
@@ -94,6 +98,7 @@ describe('one invocation pipeline for REST and MCP (e2e)', () => {
   });
 
   it('blocks the same call over MCP on stdio, served in-process', async () => {
+    const { closed, open } = await keys();
     const stdio = await startStdioMcp({
       dataDir: t.dataDir,
       key: closed.key,

@@ -27,22 +27,13 @@ describe('key list pages, usage history, limits on another instance (e2e)', () =
 
   describe('GET /api/v1/auth/api-keys pages', () => {
     it('pages in (created_at, id) order with an opaque cursor and a relative Link', async () => {
-      for (let i = 0; i < 4; i++) await t.createKey({ name: `page-${i}` });
-      const all = (await t.http().get(KEYS).set(admin()).expect(200)).body as { id: string }[];
-      expect(all.length).toBe(5);
-      const seen: string[] = [];
-      let url: string | undefined = `${KEYS}?limit=2`;
-      while (url) {
-        const res = await t.http().get(url).set(admin()).expect(200);
-        seen.push(...(res.body as { id: string }[]).map((k) => k.id));
-        const link = res.headers.link as string | undefined;
-        if (link)
-          expect(link).toMatch(/^<\/api\/v1\/auth\/api-keys\?limit=2&cursor=[\w-]+>; rel="next"$/);
-        url = link ? /^<([^>]+)>/.exec(link)![1] : undefined;
+      // An app of its own: it counts every key of the deployment.
+      const own = await startApp();
+      try {
+        await pages(own);
+      } finally {
+        await own.close();
       }
-      expect(seen).toEqual(all.map((k) => k.id));
-      const last = await t.http().get(`${KEYS}?limit=5`).set(admin());
-      expect(last.headers.link).toBeUndefined();
     });
 
     it('answers bad limit and cursor values with query 400s, and ignores unknown parameters', async () => {
@@ -145,14 +136,47 @@ describe('key list pages, usage history, limits on another instance (e2e)', () =
     }
   });
 
-  // Last: it blocks this client address's failed authentications (shared on Redis).
   it("counts a disabled key's use as a failed authentication", async () => {
-    const { id, key } = await t.createKeyWithId({ scope_template: 'standard' });
-    await t.http().patch(`${KEYS}/${id}`).set(admin()).send({ enabled: false }).expect(200);
-    const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await greet(key)).status);
-    // The limit is 3 failures a minute from this address (on Redis, the 401 above counted too).
-    expect(statuses.slice(0, 2)).toEqual([401, 401]);
-    expect(statuses[3]).toBe(429);
+    // An app of its own: it uses up this client address's failed authentications.
+    const own = await startApp({ env: { AUTH_FAILURE_LIMIT: '3' } });
+    try {
+      const { id, key } = await own.createKeyWithId({ scope_template: 'standard' });
+      await own
+        .http()
+        .patch(`${KEYS}/${id}`)
+        .set(bearer(own.adminKey))
+        .send({ enabled: false })
+        .expect(200);
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        statuses.push(
+          (await own.http().post('/api/v1/services/greet').set(bearer(key)).send({ name: 'A' }))
+            .status,
+        );
+      }
+      // The limit is 3 failures a minute from this address.
+      expect(statuses).toEqual([401, 401, 401, 429]);
+    } finally {
+      await own.close();
+    }
   });
+  async function pages(t: TestApp): Promise<void> {
+    const admin = () => bearer(t.adminKey);
+    for (let i = 0; i < 4; i++) await t.createKey({ name: `page-${i}` });
+    const all = (await t.http().get(KEYS).set(admin()).expect(200)).body as { id: string }[];
+    expect(all.length).toBe(5);
+    const seen: string[] = [];
+    let url: string | undefined = `${KEYS}?limit=2`;
+    while (url) {
+      const res = await t.http().get(url).set(admin()).expect(200);
+      seen.push(...(res.body as { id: string }[]).map((k) => k.id));
+      const link = res.headers.link as string | undefined;
+      if (link)
+        expect(link).toMatch(/^<\/api\/v1\/auth\/api-keys\?limit=2&cursor=[\w-]+>; rel="next"$/);
+      url = link ? /^<([^>]+)>/.exec(link)![1] : undefined;
+    }
+    expect(seen).toEqual(all.map((k) => k.id));
+    const last = await t.http().get(`${KEYS}?limit=5`).set(admin());
+    expect(last.headers.link).toBeUndefined();
+  }
 });
