@@ -144,6 +144,8 @@ describe('audit trail (e2e)', () => {
   });
 
   it('pages back with before, newest first', async () => {
+    // Entries of its own, whatever ran before it.
+    for (let i = 0; i < 4; i++) await t.createKey({ name: `audited-${i}` });
     const all = await entries('?limit=500');
     const first = await entries('?limit=2');
     expect(first).toEqual(all.slice(0, 2));
@@ -169,6 +171,8 @@ describe('audit trail (e2e)', () => {
   });
 
   it('writes one JSON log line per entry, and no secret in an entry or a log line', async () => {
+    // A secret set of its own, whatever ran before it.
+    await tool('config_set', { key: 'llm_config.api_key', value: 'super-secret-1' }).expect(200);
     const all = await entries('?limit=500');
     const text = JSON.stringify(all);
     expect(text).not.toMatch(SECRET_KEY);
