@@ -118,4 +118,25 @@ describe('the server process and its configuration (e2e)', () => {
       if (child.exitCode === null && child.kill('SIGTERM')) await exited;
     }
   });
+
+  it.each([
+    ['BODY_LIMIT_BYTES', 'abc'],
+    ['TRUST_PROXY', 'maybe'],
+    ['REDIS_KEY_PREFIX', 'a b'],
+    ['PLAN_FREE_DAILY_LIMIT', 'x'],
+  ])('stops the built server on %s=%s with one line naming it, exit 1', async (name, value) => {
+    const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+      cwd: tempDataDir(),
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDataDir(), [name]: value },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(output.trim().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^Start-up failed: Invalid environment: ${name} `)),
+    ]);
+  });
 });
