@@ -1,5 +1,6 @@
 import { bearer, startApp, TestApp } from './support/app';
 import { gate, GatedToolModule } from './support/gated-tool.module';
+import { startStdioMcp } from './support/stdio-mcp';
 
 const IN_PROGRESS = { detail: 'A request with this Idempotency-Key is in progress' };
 const REUSED = { detail: 'Idempotency-Key reused with a different request' };
@@ -211,6 +212,31 @@ describe('Idempotency-Key on tool calls (e2e)', () => {
     await mcp('mcp-only', 'Cy');
     const fromRest = await call(key, 'greet', { name: 'Cy' }, 'mcp-only');
     expect(fromRest.headers['idempotent-replayed']).toBe('true');
+    expect(await used(key)).toBe(2);
+  });
+
+  it('keeps the same scope over MCP on stdio, in-process', async () => {
+    const key = await t.createKey({ scope_template: 'standard', plan: 'pro' });
+    const rest = await call(key, 'greet', { name: 'Stdio' }, 'stdio-1');
+    const stdio = await startStdioMcp({ dataDir: t.dataDir, key });
+    try {
+      const callWith = (idem: string, name: string) =>
+        stdio.client.callTool({
+          name: 'greet',
+          arguments: { name },
+          _meta: { 'io.tis/idempotency-key': idem },
+        });
+      const replayed = await callWith('stdio-1', 'Stdio');
+      expect(replayed.structuredContent).toEqual(rest.body);
+      const reused = await callWith('stdio-1', 'Other');
+      expect(reused).toMatchObject({ isError: true, content: [{ text: REUSED.detail }] });
+      await callWith('stdio-2', 'Fresh');
+      const fromRest = await call(key, 'greet', { name: 'Fresh' }, 'stdio-2');
+      expect(fromRest.headers['idempotent-replayed']).toBe('true');
+    } finally {
+      await stdio.close();
+    }
+    // The REST call and the stdio call that ran the tool; replays and the 422 count nothing.
     expect(await used(key)).toBe(2);
   });
 });
