@@ -1,17 +1,7 @@
-import { Store } from '../src/store/store';
+import { AuditEntry as Entry, Store } from '../src/store/store';
 import { bearer, startApp, TestApp } from './support/app';
 
 const SECRET_KEY = /sk_[0-9a-f]{64}/;
-
-interface Entry {
-  id: number;
-  at: string;
-  actor_key_id: string | null;
-  action: string;
-  target: string;
-  request_id: string | null;
-  details: Record<string, unknown>;
-}
 
 describe('audit trail (e2e)', () => {
   let t: TestApp;

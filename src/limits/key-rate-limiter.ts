@@ -3,7 +3,7 @@ import { ThrottlerStorage } from '@nestjs/throttler';
 import { Settings, SETTINGS } from '../settings/settings';
 import { keyRateBudget, LimitedKey } from './key-limits';
 import type { BudgetStorage } from './memory-throttler.storage';
-import { rateLimitExceeded, rateLimitHeaders } from './rate-limit.headers';
+import { rateLimitExceeded, rateLimitState } from './rate-limit.headers';
 
 /**
  * The per-key rate limit of every keyed request, REST and MCP alike: one budget per key in the
@@ -30,11 +30,7 @@ export class KeyRateLimiter {
       budget.throttler,
     );
     if (hit.isBlocked) throw rateLimitExceeded(budget.limit, budget.ttlMs, hit.timeToBlockExpire);
-    return {
-      'X-RateLimit-Limit': budget.limit,
-      'X-RateLimit-Remaining': Math.max(0, budget.limit - hit.totalHits),
-      'X-RateLimit-Reset': hit.timeToExpire,
-    };
+    return rateLimitState(budget.limit, budget.limit - hit.totalHits, hit.timeToExpire);
   }
 
   /**
@@ -52,11 +48,6 @@ export class KeyRateLimiter {
     );
     if (!result.taken)
       throw rateLimitExceeded(budget.limit, budget.ttlMs, result.retryAfterSeconds);
-    const { 'Retry-After': _wait, ...headers } = rateLimitHeaders(
-      budget.limit,
-      budget.limit - result.totalHits,
-      result.retryAfterSeconds,
-    );
-    return headers;
+    return rateLimitState(budget.limit, budget.limit - result.totalHits, result.retryAfterSeconds);
   }
 }

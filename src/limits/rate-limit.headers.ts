@@ -1,14 +1,18 @@
 import { ApiError } from '../errors/api-error';
 
+/** Where a key's counter stands: the X-RateLimit-* headers of every answer it counted. */
+export function rateLimitState(limit: number, remaining: number, resetSeconds: number) {
+  return {
+    'X-RateLimit-Limit': limit,
+    'X-RateLimit-Remaining': Math.max(0, remaining),
+    'X-RateLimit-Reset': resetSeconds,
+  };
+}
+
 /** The headers of a limited answer: how long to wait and where the counter stands. */
 export function rateLimitHeaders(limit: number, remaining: number, resetSeconds: number) {
   const wait = Math.max(1, Math.ceil(resetSeconds));
-  return {
-    'Retry-After': wait,
-    'X-RateLimit-Limit': limit,
-    'X-RateLimit-Remaining': Math.max(0, remaining),
-    'X-RateLimit-Reset': wait,
-  };
+  return { 'Retry-After': wait, ...rateLimitState(limit, remaining, wait) };
 }
 
 function windowText(ttlMs: number): string {
