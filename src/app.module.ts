@@ -6,7 +6,7 @@ import { InitialKeyBootstrap } from './auth/initial-key';
 import { ConfigurationModule } from './configuration/configuration.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
-import { RouteTable } from './http/route-table';
+import { HttpPlumbingModule } from './http/http.module';
 import { InvocationGuard } from './invocation/invocation.guard';
 import { InvocationModule } from './invocation/invocation.module';
 import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging/logging.module';
@@ -57,6 +57,7 @@ export function rootModule(
         module: AppModule,
         imports: [
           ...FOUNDATION,
+          HttpPlumbingModule,
           LoggingModule,
           InvocationModule,
           AuthModule,
@@ -75,7 +76,6 @@ export function rootModule(
           // Whatever is thrown becomes {detail}.
           { provide: APP_FILTER, useClass: AllExceptionsFilter },
           InitialKeyBootstrap,
-          RouteTable,
         ],
       };
     case 'stdio':
@@ -83,6 +83,8 @@ export function rootModule(
         module: McpStdioModule,
         imports: [
           ...FOUNDATION,
+          // InvocationModule's REST guard is mounted (unused) in every process that runs the pipeline.
+          HttpPlumbingModule,
           StderrLoggingModule,
           InvocationModule,
           ToolsModule,

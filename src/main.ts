@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { rootModule } from './app.module';
 import { configureApp } from './app.setup';
+import { httpPlatform } from './http/platform';
 import { prepareEnvironment } from './settings/environment';
 import { SettingsError } from './settings/settings';
 import { StoreUnavailableError } from './store/store';
@@ -9,10 +10,13 @@ import { ConfigSourceError } from './configuration/configuration.sources';
 import { ConfigurationService } from './configuration/configuration.service';
 
 async function bootstrap(): Promise<void> {
-  prepareEnvironment();
-  const app = await NestFactory.create(rootModule('server'), {
+  const settings = prepareEnvironment();
+  const platform = httpPlatform(settings.httpAdapter);
+  const app = await NestFactory.create(rootModule('server'), platform.createAdapter(settings), {
     bufferLogs: true,
     abortOnError: false,
+    // Each adapter's file installs the one JSON body parser (src/http/).
+    bodyParser: false,
   });
   configureApp(app);
   // Initialised first: the listening address is part of the configuration tree.
@@ -21,7 +25,9 @@ async function bootstrap(): Promise<void> {
   await app.listen(port, host).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE' ? new Error(`${host}:${port} is already in use`) : error;
   });
-  new Logger('Bootstrap').log(`Listening on http://${host}:${port} (docs: /docs, health: /health)`);
+  new Logger('Bootstrap').log(
+    `Listening on http://${host}:${port} with ${platform.name} (docs: /docs, health: /health)`,
+  );
 }
 
 /** An operator's mistake (environment, CONFIG_FILE, a busy port, no store) is one line; anything else, its stack. */

@@ -20,7 +20,7 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { ReplyControl } from '../http/plumbing';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
 import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
@@ -100,7 +100,7 @@ export class AuthController {
   async create(
     @CurrentKey() caller: AuthenticatedKey,
     @Body() input: CreateApiKeyInput,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: ReplyControl,
   ): Promise<CreatedApiKey> {
     let scopes: string[];
     try {
@@ -113,7 +113,7 @@ export class AuthController {
     }
     try {
       const { key, record } = await this.keys.create(input);
-      res.setHeader('Location', `${KEYS_PATH}/${record.id}`);
+      res.header('Location', `${KEYS_PATH}/${record.id}`);
       return { ...toView(record, this.keys.now()), key };
     } catch (error) {
       throw badRequest(error);
@@ -147,7 +147,7 @@ export class AuthController {
   @ApiErrors(400, 403)
   async list(
     @Query() query: Record<string, unknown>,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: ReplyControl,
   ): Promise<ApiKeyView[]> {
     const { limit } = queryInts(query, { limit: { min: 1, max: MAX_PAGE, default: MAX_PAGE } });
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -158,7 +158,7 @@ export class AuthController {
     const now = this.keys.now();
     if (records.length > page) {
       const last = records[page - 1];
-      res.setHeader('Link', nextLink(KEYS_PATH, page, encodeCursor(last)));
+      res.header('Link', nextLink(KEYS_PATH, page, encodeCursor(last)));
     }
     return records.slice(0, page).map((record) => toView(record, now));
   }
@@ -231,12 +231,12 @@ export class AuthController {
     @CurrentKey() caller: AuthenticatedKey,
     @Param('id') id: string,
     @Body() input: RotateApiKeyInput,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: ReplyControl,
   ): Promise<CreatedApiKey> {
     await this.manageable(caller, id);
     const rotated = await this.keys.rotate(id, input.grace_seconds ?? 0);
     if (!rotated) throw new ApiError(404, KEY_NOT_FOUND);
-    res.setHeader('Location', `${KEYS_PATH}/${id}`);
+    res.header('Location', `${KEYS_PATH}/${id}`);
     return { ...toView(rotated.record, this.keys.now()), key: rotated.key };
   }
 

@@ -9,10 +9,10 @@ import {
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { STATUS_CODES } from 'node:http';
-import type { Request, Response } from 'express';
+import { HttpExchange } from '../http/http-exchange';
 import { RouteTable } from '../http/route-table';
 import { StoreUnavailableError } from '../store/store';
-import { takeKeepAnswer, type RequestScope } from '../common/request-scope';
+import { takeKeepAnswer } from '../common/request-scope';
 import { ApiError, IdempotentReplay } from './api-error';
 
 /** Nest's own answer for a path no route matches: `Cannot GET /x`. */
@@ -53,22 +53,24 @@ export class AllExceptionsFilter implements ExceptionFilter {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly routes: RouteTable,
+    private readonly exchange: HttpExchange,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
     const ctx = host.switchToHttp();
-    const req = ctx.getRequest<Request>();
-    const res = ctx.getResponse<Response>();
-    if (exception instanceof IdempotentReplay && !res.headersSent) {
-      res.setHeader('Idempotent-Replayed', 'true');
+    const req = ctx.getRequest<object>();
+    const res = ctx.getResponse<object>();
+    const http = this.adapterHost.httpAdapter;
+    if (exception instanceof IdempotentReplay && !http.isHeadersSent(res)) {
+      this.exchange.setHeader(res, 'Idempotent-Replayed', 'true');
       this.adapterHost.httpAdapter.reply(res, exception.body, exception.getStatus());
       return;
     }
     const answer = this.answerFor(exception, req);
     // An idempotent tool call that got this far ran (or its body was refused): its answer is kept
     // before it goes out, so that a retry arriving right after finds it.
-    const keep = takeKeepAnswer(req as RequestScope);
+    const keep = takeKeepAnswer(req);
     if (keep) {
       void keep(answer.status, { detail: answer.detail }).finally(() => this.send(res, answer));
       return;
@@ -76,23 +78,28 @@ export class AllExceptionsFilter implements ExceptionFilter {
     this.send(res, answer);
   }
 
-  private send(res: Response, answer: Answer): void {
-    if (res.headersSent) {
-      res.end();
+  private send(res: object, answer: Answer): void {
+    const http = this.adapterHost.httpAdapter;
+    if (http.isHeadersSent(res)) {
+      http.end(res);
       return;
     }
-    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-    this.adapterHost.httpAdapter.reply(res, { detail: answer.detail }, answer.status);
+    for (const [name, value] of Object.entries(answer.headers)) {
+      this.exchange.setHeader(res, name, value);
+    }
+    http.reply(res, { detail: answer.detail }, answer.status);
   }
 
-  private answerFor(exception: unknown, req: Request): Answer {
+  private answerFor(exception: unknown, req: object): Answer {
+    const path = this.exchange.path(req);
     if (exception instanceof NotFoundException && ROUTE_NOT_FOUND.test(exception.message)) {
-      const allow = this.routes.allowedMethods(req.path);
+      const allow = this.routes.allowedMethods(path);
       return allow.length
         ? { status: 405, detail: STATUS_TEXT[405], headers: { Allow: allow.join(', ') } }
         : { status: 404, detail: STATUS_TEXT[404], headers: {} };
     }
-    return errorAnswer(exception, this.logger, `${req.method} ${req.path}`);
+    const method = this.adapterHost.httpAdapter.getRequestMethod(req) as string;
+    return errorAnswer(exception, this.logger, `${method} ${path}`);
   }
 }
 

@@ -5,7 +5,7 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { ReplyControl } from '../http/plumbing';
 import { Public } from '../auth/auth.decorators';
 import { HealthView, Liveness } from './health.dto';
 import { HealthService } from './health.service';
@@ -29,18 +29,18 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @HealthRoute('health', 'getHealth')
-  root(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
+  root(@Res({ passthrough: true }) res: ReplyControl): Promise<HealthView> {
     return this.answer(res);
   }
 
   @HealthRoute('api/v1/health', 'getHealthVersioned')
-  versioned(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
+  versioned(@Res({ passthrough: true }) res: ReplyControl): Promise<HealthView> {
     return this.answer(res);
   }
 
   /** Readiness: whether to send this instance traffic; the same answer as /health. */
   @HealthRoute('health/ready', 'getReadiness')
-  ready(@Res({ passthrough: true }) res: Response): Promise<HealthView> {
+  ready(@Res({ passthrough: true }) res: ReplyControl): Promise<HealthView> {
     return this.answer(res);
   }
 
@@ -53,7 +53,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  private async answer(res: Response): Promise<HealthView> {
+  private async answer(res: ReplyControl): Promise<HealthView> {
     const view = await this.health.check();
     res.status(view.status === 'ok' ? 200 : 503);
     return view;

@@ -4,8 +4,8 @@ import { originOf } from '../settings/settings';
 
 /** `app.enableCors()`'s argument: options, or a function of the request giving them. */
 type CorsSetting = NonNullable<Parameters<INestApplication['enableCors']>[0]>;
-type CorsOptions = Exclude<CorsSetting, (...args: never[]) => unknown>;
-type CorsDelegate = (
+export type CorsOptions = Exclude<CorsSetting, (...args: never[]) => unknown>;
+export type CorsDelegate = (
   req: IncomingMessage,
   callback: (error: Error | null, options: CorsOptions) => void,
 ) => void;

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Response } from 'express';
 import { BearerErrorCodes, Public, Scopes } from '../auth/auth.decorators';
 import type { ApiRequest } from '../auth/authenticated-key';
+import { HttpExchange } from '../http/http-exchange';
 import { ToolMetadata } from '../tools/tool.decorator';
 import { CountsOwnRate } from './invocation.decorators';
 import { Invocation } from './invocation';
@@ -18,6 +18,7 @@ export class InvocationGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly pipeline: InvocationPipeline,
+    private readonly exchange: HttpExchange,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -29,8 +30,8 @@ export class InvocationGuard implements CanActivate {
     const tool = this.reflector.get(ToolMetadata, context.getHandler())?.name;
     const invocation: Invocation = {
       transport: 'rest',
-      authorization: req.headersDistinct.authorization ?? [],
-      client: req.ip ?? req.socket.remoteAddress ?? 'unknown',
+      authorization: this.exchange.nodeRequest(req).headersDistinct.authorization ?? [],
+      client: req.ip ?? 'unknown',
       scopes: this.reflector.getAllAndOverride(Scopes, targets),
       tool,
       bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
@@ -38,15 +39,17 @@ export class InvocationGuard implements CanActivate {
       headers: {},
       ...(tool === undefined
         ? {}
-        : { body: req.body as unknown, idempotencyKey: req.headers['idempotency-key'] }),
+        : { body: req.body, idempotencyKey: req.headers['idempotency-key'] }),
     };
     try {
       await this.pipeline.check(invocation);
     } finally {
       req.apiKey = invocation.key;
       req.keepAnswer = invocation.keepAnswer;
-      const res = http.getResponse<Response>();
-      for (const [name, value] of Object.entries(invocation.headers)) res.setHeader(name, value);
+      const res = http.getResponse<object>();
+      for (const [name, value] of Object.entries(invocation.headers)) {
+        this.exchange.setHeader(res, name, value);
+      }
     }
     return true;
   }

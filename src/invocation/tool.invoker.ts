@@ -6,7 +6,7 @@ import { ApiError, IdempotentReplay, ValidationFailed } from '../errors/api-erro
 import { actAs, currentActor } from '../audit/audit.context';
 import type { ValidationIssue } from '../common/validation-issue';
 import { answerOf } from '../errors/all-exceptions.filter';
-import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/express-body';
+import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/body';
 import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pipe';
 import { Invocation } from './invocation';
 import { InvocationPipeline } from './invocation.pipeline';

@@ -1,6 +1,7 @@
 import { Global, Module, Provider } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
+import { Store, storage } from 'nestjs-pino/storage';
 import pino, { Bindings, DestinationStream } from 'pino';
 import { Options, pinoHttp } from 'pino-http';
 import type { ApiRequest } from '../auth/authenticated-key';
@@ -82,6 +83,16 @@ function httpLoggerOptions(logger: pino.Logger, control: LogControl): Options {
       res: (res: ServerResponse) => ({ status_code: res.statusCode }),
     },
   };
+}
+
+/**
+ * Runs `next` with the request's logger (pino-http's `req.log`) as the one PinoLogger writes to, as
+ * nestjs-pino's own middleware does on Express: on Fastify, its middleware's scope ends at body parsing.
+ */
+export function bindRequestLogger(req: IncomingMessage, next: () => void): void {
+  const log = (req as IncomingMessage & { log?: pino.Logger }).log;
+  if (log) storage.run(new Store(log), next);
+  else next();
 }
 
 /**

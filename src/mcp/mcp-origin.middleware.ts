@@ -1,5 +1,5 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors/api-error';
 import { originOf, Settings, SETTINGS } from '../settings/settings';
 
@@ -20,7 +20,7 @@ export class McpOriginMiddleware implements NestMiddleware {
     this.allowed = new Set([...settings.mcpAllowedOrigins, ...settings.corsOrigins]);
   }
 
-  use(req: Request, _res: Response, next: NextFunction): void {
+  use(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
     const origin = req.headers.origin;
     if (origin === undefined || this.isAllowed(origin)) return next();
     throw new ApiError(403, ORIGIN_NOT_ALLOWED);

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors/api-error';
 import { loadSettings, originOf, SettingsError } from '../settings/settings';
 import { McpOriginMiddleware } from './mcp-origin.middleware';
@@ -37,10 +37,10 @@ describe('MCP_ALLOWED_ORIGINS', () => {
 describe('McpOriginMiddleware', () => {
   const run = (allowed: string, origin?: string): unknown => {
     const middleware = new McpOriginMiddleware(loadSettings({ MCP_ALLOWED_ORIGINS: allowed }));
-    const req = { headers: origin === undefined ? {} : { origin } } as Request;
+    const req = { headers: origin === undefined ? {} : { origin } } as IncomingMessage;
     let passed = false;
     try {
-      middleware.use(req, {} as Response, (() => (passed = true)) as NextFunction);
+      middleware.use(req, {} as ServerResponse, () => (passed = true));
     } catch (error) {
       return error;
     }

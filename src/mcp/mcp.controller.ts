@@ -1,9 +1,9 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Response } from 'express';
 import { BearerErrorCodes, CurrentKey, Scopes } from '../auth/auth.decorators';
 import type { ApiRequest, AuthenticatedKey } from '../auth/authenticated-key';
+import { HttpExchange } from '../http/http-exchange';
 import { isPlainObject } from '../validation/validation.pipe';
 import { CountsOwnRate } from '../invocation/invocation.decorators';
 import { KeyRateLimiter } from '../limits/key-rate-limiter';
@@ -32,6 +32,7 @@ export class McpController {
   constructor(
     private readonly servers: McpServerFactory,
     private readonly rateLimiter: KeyRateLimiter,
+    private readonly exchange: HttpExchange,
   ) {}
 
   @Post()
@@ -41,12 +42,14 @@ export class McpController {
   async handle(
     @CurrentKey() key: AuthenticatedKey,
     @Req() req: ApiRequest,
-    @Res() res: Response,
+    @Res() reply: object,
   ): Promise<void> {
     const requests = requestCount(req.body);
     if (requests > 0) {
       const headers = await this.rateLimiter.consumeMany(key, requests);
-      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(headers)) {
+        this.exchange.setHeader(reply, name, value);
+      }
     }
     const server = this.servers.create({
       transport: 'mcp-http',
@@ -59,12 +62,13 @@ export class McpController {
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
+    const { req: nodeReq, res } = this.exchange.takeOver(req, reply);
     res.on('close', () => {
       server.close().catch(() => undefined);
     });
     await server.connect(transport);
     // The body is already parsed (and size-checked) by the app's JSON parser; no body reads as null,
     // which the transport answers as a JSON-RPC parse error.
-    await transport.handleRequest(req, res, req.body ?? null);
+    await transport.handleRequest(nodeReq, res, req.body ?? null);
   }
 }

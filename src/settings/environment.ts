@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadSettings, SettingsError } from './settings';
+import { loadSettings, type Settings, SettingsError } from './settings';
 
 /**
  * The process's environment as main.ts and the CLI start with it: `.env` in the working directory
  * is read first when present (variables already set win: the environment is the operator's), then
  * every setting is checked once, before Nest starts, so a bad variable is one line naming it.
  */
-export function prepareEnvironment(env: NodeJS.ProcessEnv = process.env): void {
+export function prepareEnvironment(env: NodeJS.ProcessEnv = process.env): Settings {
   const file = resolve('.env');
   if (existsSync(file)) {
     try {
@@ -17,5 +17,5 @@ export function prepareEnvironment(env: NodeJS.ProcessEnv = process.env): void {
       throw new SettingsError(`Cannot read ${file}: ${(error as Error).message}`);
     }
   }
-  loadSettings(env);
+  return loadSettings(env);
 }

@@ -26,7 +26,7 @@ export interface Settings {
   redisUrl?: string;
   /** Prefix of every Redis key and channel: several deployments (or tests) can share one Redis. */
   redisKeyPrefix: string;
-  /** Express `trust proxy` value: how many proxies (or which) to trust for the client address. */
+  /** The `trust proxy` value (Express's, which Fastify's `trustProxy` takes too): how many proxies (or which) to trust for the client address. */
   trustProxy: boolean | number | string;
   plans: Record<string, PlanLimits>;
   defaultPlan: string;
@@ -51,6 +51,8 @@ export interface Settings {
   mcpAllowedOrigins: string[];
   /** Browser origins allowed to call the API (CORS); `*` allows any; none by default. */
   corsOrigins: string[];
+  /** The HTTP framework under Nest (HTTP_ADAPTER): the same contract on either. */
+  httpAdapter: 'express' | 'fastify';
   version: string;
 }
 
@@ -244,8 +246,20 @@ export function loadSettings(env: Environment): Settings {
     httpTimeouts: httpTimeouts(env),
     mcpAllowedOrigins: parseOrigins('MCP_ALLOWED_ORIGINS', env.MCP_ALLOWED_ORIGINS),
     corsOrigins: parseOrigins('CORS_ORIGINS', env.CORS_ORIGINS),
+    httpAdapter: parseHttpAdapter(env.HTTP_ADAPTER),
     version: packageVersion(),
   };
+}
+
+const HTTP_ADAPTERS = ['express', 'fastify'] as const;
+
+function parseHttpAdapter(value: string | undefined): Settings['httpAdapter'] {
+  const name = (value || 'express').trim().toLowerCase();
+  const known = HTTP_ADAPTERS.find((adapter) => adapter === name);
+  if (known) return known;
+  throw new SettingsError(
+    `Invalid environment: HTTP_ADAPTER must be 'express' or 'fastify', got '${value}'`,
+  );
 }
 
 function httpTimeouts(env: Environment): HttpTimeouts {

@@ -7,10 +7,11 @@ import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import request from 'supertest';
 import type { App } from 'supertest/types';
 import { rootModule } from '../../src/app.module';
-import { configureApp } from '../../src/app.setup';
+import { configureApp, readyToServe } from '../../src/app.setup';
+import { httpPlatform } from '../../src/http/platform';
 import { INITIAL_KEY_FILE } from '../../src/auth/initial-key';
 import { LOG_DESTINATION } from '../../src/logging/log-control';
-import { ENVIRONMENT } from '../../src/settings/settings';
+import { ENVIRONMENT, loadSettings } from '../../src/settings/settings';
 import { redisTestEnv } from './redis';
 
 /** Collects the JSON log lines an app writes, so tests can assert on them. */
@@ -65,7 +66,8 @@ export function tempDataDir(): string {
  * prefix of the app's data directory's own (see redisTestEnv), so apps never see each other's data.
  */
 export function baseEnv(dataDir?: string): Record<string, string> {
-  return redisTestEnv(dataDir);
+  const adapter = process.env.TEST_HTTP_ADAPTER;
+  return { ...redisTestEnv(dataDir), ...(adapter ? { HTTP_ADAPTER: adapter } : {}) };
 }
 
 /** Starts the real application (rootModule('server') + configureApp) on a fresh or given data directory. */
@@ -84,9 +86,15 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
     .useValue(logs);
   if (options.configure) builder = options.configure(builder);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication<INestApplication<App>>({ bufferLogs: true });
+  // The adapter the environment names (HTTP_ADAPTER; the matrix runs the suite on each), as main.ts.
+  const settings = loadSettings(env);
+  const app = moduleRef.createNestApplication<INestApplication<App>>(
+    httpPlatform(settings.httpAdapter).createAdapter(settings),
+    { bufferLogs: true, bodyParser: false },
+  );
   configureApp(app);
   await app.init();
+  await readyToServe(app);
   const adminKey = readFileSync(join(dataDir, INITIAL_KEY_FILE), 'utf8').trim();
   const http = () => request(app.getHttpServer());
   const createKeyWithId = async (body: Record<string, unknown> = {}) => {

@@ -16,6 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rootModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
+import { httpPlatform } from '../../src/http/platform';
+import { loadSettings } from '../../src/settings/settings';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
 class SlowInput {}
@@ -48,9 +50,12 @@ class SlowController {
 class SlowToolModule {}
 
 async function main(): Promise<void> {
-  const app = await NestFactory.create(rootModule('server', { imports: [SlowToolModule] }), {
-    bufferLogs: true,
-  });
+  const settings = loadSettings(process.env);
+  const app = await NestFactory.create(
+    rootModule('server', { imports: [SlowToolModule] }),
+    httpPlatform(settings.httpAdapter).createAdapter(settings),
+    { bufferLogs: true, bodyParser: false },
+  );
   configureApp(app);
   await app.listen(0, '127.0.0.1');
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;

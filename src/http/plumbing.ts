@@ -1,0 +1,74 @@
+import type { INestApplication } from '@nestjs/common';
+import type { AbstractHttpAdapter } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Settings } from '../settings/settings';
+import type { CorsDelegate } from './cors';
+import type { RouteTable } from './route-table';
+
+/** One answered request, as the metrics count it: never a raw URL, a key or a key id. */
+export interface AnsweredRequest {
+  method: string;
+  /** The route template (`/api/v1/auth/api-keys/:id`), a mount point (`/docs/*`) or `unmatched`. */
+  route: string;
+  status: number;
+  seconds: number;
+  /** Whether a key had authenticated the request (a 429 of a key, not of the failed-auth limiter). */
+  keyed: boolean;
+}
+
+/**
+ * What the application hands an adapter's plumbing (configureApp builds it from its providers): the
+ * adapter file wires each piece in its own framework's way, in the same order on both.
+ */
+export interface HttpPlumbing {
+  settings: Settings;
+  /** pino-http's request logger, on the Node request and response; it logs a line when verbose. */
+  accessLog: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  /**
+   * Runs the rest of a request with its access logger as the logger of everything logged below
+   * (nestjs-pino's request scope); for an adapter whose Nest middleware cannot carry that scope.
+   */
+  bindLogger: (req: IncomingMessage, next: () => void) => void;
+  /** Called once an answer has gone out; must not throw. */
+  countAnswer: (answer: AnsweredRequest) => void;
+  routes: RouteTable;
+  /** Levels a route's body wraps around what the depth limit applies to (MCP: batch, message, params). */
+  bodyEnvelopeDepth: (path: string) => number;
+  /** CORS per request, when the operator allowed any browser origin. */
+  cors?: CorsDelegate;
+}
+
+/** The Node request and response under an adapter's objects, for a handler that writes its own answer. */
+export interface NodeExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+/**
+ * One HTTP framework under Nest (src/http/express.ts, src/http/fastify.ts): the only files that know
+ * which one runs. Everything else talks to Nest's HttpAdapterHost or to HttpExchange.
+ */
+export interface HttpPlatform {
+  readonly name: 'express' | 'fastify';
+  /** The Nest adapter, made before the application: Fastify takes its routing options here. */
+  createAdapter(settings: Settings): AbstractHttpAdapter;
+  /** Installs the plumbing, before `app.init()` registers the routes. */
+  configure(app: INestApplication, plumbing: HttpPlumbing): void;
+  /** Resolves once the app answers requests injected into its server (supertest, without listen). */
+  ready(app: INestApplication): Promise<void>;
+  /**
+   * Hands the answer to a handler that writes it on the Node response itself (MCP's transport):
+   * headers set so far through the adapter are carried over, and the adapter leaves the reply alone.
+   */
+  takeOver(req: object, res: object): NodeExchange;
+  /** Sets a header on the adapter's response (or on a Node response, as a middleware's error gets). */
+  setHeader(res: object, name: string, value: string | number): void;
+  /** The Node request under the adapter's request object. */
+  nodeRequest(req: object): IncomingMessage;
+}
+
+/** The part of a reply a controller sets, the same on both adapters (`@Res({ passthrough: true })`). */
+export interface ReplyControl {
+  status(code: number): unknown;
+  header(name: string, value: string): unknown;
+}
