@@ -1,6 +1,7 @@
 import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import bodyParser from 'body-parser';
+import contentType from 'content-type';
 import cors from 'cors';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
@@ -56,6 +57,17 @@ function createAdapter(settings: Settings): FastifyAdapter {
       const detail = error.code === 'FST_ERR_BAD_URL' ? MALFORMED_PATH : 'Bad Request';
       refuse(reply, { status: 400, detail });
     },
+  });
+}
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/** A media type with `charset=utf-8` among its parameters, formatted as Express formats it. */
+function withUtf8(type: string): string {
+  const parsed = contentType.parse(type);
+  return contentType.format({
+    type: parsed.type,
+    parameters: { ...parsed.parameters, charset: 'utf-8' },
   });
 }
 
@@ -147,9 +159,14 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     if (raw[ACCESS_LOG]) raw.log = raw[ACCESS_LOG];
     plumbing.bindLogger(raw, () => withinRequest(request, done));
   });
-  instance.addHook('onSend', (request, _reply, payload, done) => {
+  instance.addHook('onSend', (request, reply, payload, done) => {
     // The access line, written on the Node response's finish, names the key.
     (request.raw as NodeRequest).apiKey = (request as unknown as RequestScope).apiKey;
+    // Express names the charset of any text it sends, as a parameter of the media type; so does this.
+    const type = reply.getHeader('content-type');
+    if (typeof payload === 'string' && typeof type === 'string' && type !== JSON_UTF8) {
+      void reply.header('content-type', withUtf8(type));
+    }
     done(null, payload);
   });
   instance.addHook('onResponse', (request, reply, done) => {
