@@ -1,12 +1,13 @@
 import { INestApplication, ShutdownSignal } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { Logger } from 'nestjs-pino';
-import { setupOpenApi } from './docs/openapi';
+import { DOCS_PATH, setupOpenApi } from './docs/openapi';
 import { corsFor } from './http/cors';
 import { hardenHttpServer } from './http/http-server';
 import { platformOf } from './http/platform';
 import { RouteTable } from './http/route-table';
-import { bindRequestLogger, HTTP_LOGGER } from './logging/logging.module';
+import { HTTP_LOGGER } from './logging/logging.module';
+import { mcpOriginGate } from './mcp/mcp-origin';
 import { MCP_PATH } from './mcp/mcp.controller';
 import { requestCounter } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
@@ -26,10 +27,11 @@ export function configureApp(app: INestApplication): INestApplication {
   const anyBrowser = settings.corsOrigins.length || settings.mcpAllowedOrigins.length;
   platformOf(app).configure(app, {
     settings,
-    accessLog: app.get(HTTP_LOGGER),
-    bindLogger: bindRequestLogger,
+    log: app.get(HTTP_LOGGER),
+    gate: mcpOriginGate(settings, (path) => MCP_ROUTE.test(path)),
     countAnswer: requestCounter(app.get(MetricsService), app.get(ToolRegistry)),
     routes: app.get(RouteTable),
+    docsPath: DOCS_PATH,
     // On /mcp the depth limit applies to a tool call's arguments, inside the batch, message and params.
     bodyEnvelopeDepth: (path) => (MCP_ROUTE.test(path) ? 3 : 0),
     cors: anyBrowser

@@ -119,7 +119,42 @@ describe('the server process and its configuration (e2e)', () => {
     }
   });
 
+  it.each(['express', 'fastify'])(
+    'serves on HTTP_ADAPTER=%s from the built server, and its start-up line names it',
+    async (adapter) => {
+      const port = await freePort();
+      const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+        cwd: tempDataDir(),
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...baseEnv(),
+          DATA_DIR: tempDataDir(),
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          HTTP_ADAPTER: adapter,
+        },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      try {
+        let answered = 0;
+        // Bounded: at most 300 polls, 100 ms apart.
+        for (let i = 0; i < 300 && answered === 0 && child.exitCode === null; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          answered = await status(port);
+        }
+        expect(answered).toBe(401);
+        expect(output).toContain(`Listening on http://127.0.0.1:${port} with ${adapter}`);
+      } finally {
+        const exited = new Promise((r) => child.once('exit', r));
+        if (child.exitCode === null && child.kill('SIGTERM')) await exited;
+      }
+    },
+  );
+
   it.each([
+    ['HTTP_ADAPTER', 'koa'],
     ['BODY_LIMIT_BYTES', 'abc'],
     ['TRUST_PROXY', 'maybe'],
     ['REDIS_KEY_PREFIX', 'a b'],

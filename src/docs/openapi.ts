@@ -9,7 +9,6 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
-import helmet from 'helmet';
 import { Settings, SETTINGS } from '../settings/settings';
 import { ErrorResponse, integerHeader, RATE_LIMIT_HEADERS } from './api-errors';
 
@@ -137,17 +136,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /**
- * `/openapi.json` and the interactive docs at `/docs`. Both are plain Express routes, outside the
+ * `/openapi.json` and the interactive docs at `/docs`. Both are plain routes of the adapter, outside the
  * guards: open to everyone, never rate limited or metered. The document is built on first request,
  * once every module is initialised.
  */
 export function setupOpenApi(app: INestApplication): void {
-  // Swagger UI loads only same-origin scripts, which helmet's policy allows; but its
-  // `upgrade-insecure-requests` would send the page's assets to https:// on a plain-HTTP deployment.
-  app.use(
-    DOCS_PATH,
-    helmet.contentSecurityPolicy({ directives: { upgradeInsecureRequests: null } }),
-  );
+  // Its pages' security headers are the adapter's (src/http/security.ts).
   SwaggerModule.setup(DOCS_PATH, app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: OPENAPI_PATH,
     raw: ['json'],

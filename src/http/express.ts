@@ -2,12 +2,12 @@ import type { INestApplication } from '@nestjs/common';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, Response } from 'express';
-import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type RequestScope, withinRequest } from '../common/request-scope';
 import { bodyRefusal, frontDoorRefusal, jsonParserOptions, requestIdFor } from './body';
 import type { HttpPlatform, HttpPlumbing } from './plumbing';
 import type { RouteDefinition, RouteTable } from './route-table';
+import { securityHeaders } from './security';
 
 /** The part of Express 5's router the route table reads: each route's path and methods. */
 interface RouterLayer {
@@ -54,12 +54,8 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     const id = requestIdFor(req.headers);
     (req as Request & { id: string }).id = id;
     res.setHeader('X-Request-Id', id);
-    // The request is readable below it (audit actor, idempotent answers) without being passed down.
-    withinRequest(req as RequestScope, next);
-  });
-  // Logged and counted first, so that requests answered by the checks below are too.
-  express.use(plumbing.accessLog);
-  express.use((req: Request, res: Response, next: NextFunction) => {
+    // Logged and counted first, so that requests answered by the checks below are too.
+    plumbing.log.start(req, res);
     const started = process.hrtime.bigint();
     res.once('finish', () =>
       plumbing.countAnswer({
@@ -72,10 +68,10 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     );
     next();
   });
-  express.use(helmet());
+  express.use(securityHeaders(plumbing.docsPath));
   if (plumbing.cors) express.enableCors(plumbing.cors);
   express.use((req: Request, res: Response, next: NextFunction) => {
-    const refusal = frontDoorRefusal(req);
+    const refusal = frontDoorRefusal(req) ?? plumbing.gate?.(req);
     if (!refusal) return next();
     res.status(refusal.status).json({ detail: refusal.detail });
   });
@@ -87,6 +83,11 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     const refusal = res.headersSent ? undefined : bodyRefusal(err, settings.bodyLimitBytes);
     if (!refusal) return next(err);
     res.status(refusal.status).json({ detail: refusal.detail });
+  });
+  // The request, once read, is readable below (audit actor, idempotent answers, the logger's
+  // bindings) without being passed down: scopes opened here hold whatever reading the body awaited.
+  express.use((req: Request, _res: Response, next: NextFunction) => {
+    plumbing.log.within(req, () => withinRequest(req as RequestScope, next));
   });
 }
 

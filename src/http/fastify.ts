@@ -4,7 +4,6 @@ import bodyParser from 'body-parser';
 import contentType from 'content-type';
 import cors from 'cors';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type RequestScope, withinRequest } from '../common/request-scope';
 import type { Settings } from '../settings/settings';
@@ -18,15 +17,10 @@ import {
 } from './body';
 import type { HttpPlatform, HttpPlumbing, NodeExchange } from './plumbing';
 import type { RouteDefinition } from './route-table';
+import { securityHeaders } from './security';
 
 /** What pino-http and the access log read on the Node request: the id and, at the end, the key. */
-type NodeRequest = IncomingMessage & RequestScope & { [ACCESS_LOG]?: IncomingMessage['log'] };
-
-/** pino-http's request logger, kept: @fastify/middie replaces `req.log` with Fastify's own. */
-const ACCESS_LOG = Symbol('accessLog');
-
-/** helmet's headers, the same on both adapters: the middleware itself, on the Node response. */
-const secure = helmet();
+type NodeRequest = IncomingMessage & RequestScope;
 
 /** Longer than any request line Node accepts (16 KB of headers): parameters as long as Express takes. */
 const MAX_PARAM_LENGTH = 16 * 1024;
@@ -45,15 +39,17 @@ function createAdapter(settings: Settings): FastifyAdapter {
     trustProxy: settings.trustProxy,
     genReqId: (req: IncomingMessage) => requestIdFor(req.headers),
     logger: false,
+    // No Nest middleware runs here: the plumbing below is Fastify's own hooks.
+    skipMiddie: true,
     // A URL the router cannot decode is answered like any refused request; Fastify runs no hook.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       reply.raw.setHeader('X-Request-Id', request.id);
       const plumbing = WIRED.get(request.server);
       if (plumbing) {
-        plumbing.accessLog(request.raw, reply.raw, () => undefined);
+        plumbing.log.start(request.raw, reply.raw);
         reply.raw.once('finish', () => count(plumbing, request, reply));
       }
-      secure(request.raw, reply.raw, () => undefined);
+      if (plumbing) securityHeaders(plumbing.docsPath)(request.raw, reply.raw, () => undefined);
       const detail = error.code === 'FST_ERR_BAD_URL' ? MALFORMED_PATH : 'Bad Request';
       refuse(reply, { status: 400, detail });
     },
@@ -109,6 +105,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
   routes.readFrom(() => registered);
   WIRED.set(instance, plumbing);
 
+  const secure = securityHeaders(plumbing.docsPath);
   const corsFor = plumbing.cors && cors(plumbing.cors as Parameters<typeof cors>[0]);
   const json = bodyParser.json(
     jsonParserOptions(settings.bodyLimitBytes, plumbing.bodyEnvelopeDepth),
@@ -120,8 +117,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
       const raw = request.raw as NodeRequest;
       raw.id = request.id;
       reply.raw.setHeader('X-Request-Id', request.id);
-      plumbing.accessLog(raw, reply.raw, () => undefined);
-      raw[ACCESS_LOG] = raw.log;
+      plumbing.log.start(raw, reply.raw);
       const atTheDoor = (error?: unknown) => {
         if (error) return done(error as Error);
         // A preflight from a listed origin (cors set its headers) ends here, as on Express.
@@ -129,7 +125,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
           void reply.code(204).header('Content-Length', '0').send();
           return;
         }
-        const refusal = frontDoorRefusal(raw);
+        const refusal = frontDoorRefusal(raw) ?? plumbing.gate?.(raw);
         if (refusal) return refuse(reply, refusal);
         done();
       };
@@ -155,9 +151,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
 
   // Guards, handlers and the exception filter read the request through its scope.
   instance.addHook('preHandler', (request, _reply, done) => {
-    const raw = request.raw as NodeRequest;
-    if (raw[ACCESS_LOG]) raw.log = raw[ACCESS_LOG];
-    plumbing.bindLogger(raw, () => withinRequest(request, done));
+    plumbing.log.within(request.raw, () => withinRequest(request, done));
   });
   instance.addHook('onSend', (request, reply, payload, done) => {
     // The access line, written on the Node response's finish, names the key.

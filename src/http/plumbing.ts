@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../settings/settings';
+import type { Refusal } from './body';
 import type { CorsDelegate } from './cors';
 import type { RouteTable } from './route-table';
 
@@ -22,13 +23,15 @@ export interface AnsweredRequest {
  */
 export interface HttpPlumbing {
   settings: Settings;
-  /** pino-http's request logger, on the Node request and response; it logs a line when verbose. */
-  accessLog: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
-  /**
-   * Runs the rest of a request with its access logger as the logger of everything logged below
-   * (nestjs-pino's request scope); for an adapter whose Nest middleware cannot carry that scope.
-   */
-  bindLogger: (req: IncomingMessage, next: () => void) => void;
+  /** Request logging: `start` first thing (the access line, when verbose), `within` around the rest. */
+  log: {
+    start(req: IncomingMessage, res: ServerResponse): void;
+    within(req: IncomingMessage, next: () => void): void;
+  };
+  /** Where the interactive docs are served (their pages get a looser content security policy). */
+  docsPath: string;
+  /** The application's own check at the front door, after CORS (MCP's allowed browser origins). */
+  gate?: (req: IncomingMessage) => Refusal | undefined;
   /** Called once an answer has gone out; must not throw. */
   countAnswer: (answer: AnsweredRequest) => void;
   routes: RouteTable;

@@ -1,7 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../errors/api-error';
+import type { IncomingMessage } from 'node:http';
 import { loadSettings, originOf, SettingsError } from '../settings/settings';
-import { McpOriginMiddleware } from './mcp-origin.middleware';
+import { mcpOriginGate, ORIGIN_NOT_ALLOWED } from './mcp-origin';
 
 describe('MCP_ALLOWED_ORIGINS', () => {
   const origins = (raw?: string) => loadSettings({ MCP_ALLOWED_ORIGINS: raw }).mcpAllowedOrigins;
@@ -34,18 +33,15 @@ describe('MCP_ALLOWED_ORIGINS', () => {
   });
 });
 
-describe('McpOriginMiddleware', () => {
-  const run = (allowed: string, origin?: string): unknown => {
-    const middleware = new McpOriginMiddleware(loadSettings({ MCP_ALLOWED_ORIGINS: allowed }));
-    const req = { headers: origin === undefined ? {} : { origin } } as IncomingMessage;
-    let passed = false;
-    try {
-      middleware.use(req, {} as ServerResponse, () => (passed = true));
-    } catch (error) {
-      return error;
-    }
-    return passed;
+describe('mcpOriginGate', () => {
+  const run = (allowed: string, origin?: string, url = '/mcp'): unknown => {
+    const gate = mcpOriginGate(loadSettings({ MCP_ALLOWED_ORIGINS: allowed }), (path) =>
+      /^\/mcp\/?$/i.test(path),
+    );
+    const req = { url, headers: origin === undefined ? {} : { origin } } as IncomingMessage;
+    return gate(req) ?? true;
   };
+  const refused = { status: 403, detail: ORIGIN_NOT_ALLOWED };
 
   it('lets requests without Origin through: programs, not browsers', () => {
     expect(run('')).toBe(true);
@@ -53,9 +49,14 @@ describe('McpOriginMiddleware', () => {
 
   it('lets an allowed origin through and refuses others with 403', () => {
     expect(run('https://agent.example', 'https://agent.example')).toBe(true);
-    const refused = run('https://agent.example', 'https://agent.example.evil.com');
-    expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).getStatus()).toBe(403);
+    expect(run('https://agent.example', 'https://agent.example.evil.com')).toEqual(refused);
+    expect(run('https://agent.example', 'https://agent.example.evil.com', '/MCP/?x=1')).toEqual(
+      refused,
+    );
+  });
+
+  it('leaves other paths to CORS', () => {
+    expect(run('https://agent.example', 'https://evil.example', '/api/v1/services')).toBe(true);
   });
 
   it('lets any origin through with *', () => {

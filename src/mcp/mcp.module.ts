@@ -1,8 +1,7 @@
-import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { InvocationModule } from '../invocation/invocation.module';
 import { LimitsModule } from '../limits/limits.module';
-import { McpController, MCP_PATH } from './mcp.controller';
-import { McpOriginMiddleware } from './mcp-origin.middleware';
+import { McpController } from './mcp.controller';
 import { McpServerFactory } from './mcp.server';
 
 /** The MCP server over the tool registry and the ToolInvoker, for any transport (HTTP or stdio). */
@@ -13,14 +12,9 @@ import { McpServerFactory } from './mcp.server';
 })
 export class McpCoreModule {}
 
-/** `POST /mcp`: MCP over Streamable HTTP. */
+/** `POST /mcp`: MCP over Streamable HTTP (its Origin check is at the front door: mcp-origin.ts). */
 @Module({
   imports: [McpCoreModule, LimitsModule],
   controllers: [McpController],
-  providers: [McpOriginMiddleware],
 })
-export class McpModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(McpOriginMiddleware).forRoutes(MCP_PATH);
-  }
-}
+export class McpModule {}
