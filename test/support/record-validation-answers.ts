@@ -10,14 +10,20 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiValidationPipe } from '../../src/validation/validation.pipe';
-import { answerOf, Case, DTOS, generatedCases, handPickedCases } from './validation-cases';
+import {
+  answerOf,
+  Case,
+  ClassValidatorPipe,
+  DTOS,
+  generatedCases,
+  handPickedCases,
+} from './validation-cases';
 
 export const ANSWERS_FILE = join(__dirname, 'validation-answers.json');
 export const GENERATED_PER_DTO = 100;
 
 async function main(): Promise<void> {
-  const pipe = new ApiValidationPipe();
+  const pipe = new ClassValidatorPipe();
   // Through JSON first: the file can only hold what JSON holds (-0 becomes 0, no undefined).
   const cases = JSON.parse(
     JSON.stringify([...handPickedCases(), ...generatedCases(GENERATED_PER_DTO)]),

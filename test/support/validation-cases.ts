@@ -18,7 +18,15 @@ import { ValidationFailed } from '../../src/errors/api-error';
 import { ConfigGetInput, ConfigSetInput, ConfigShowInput } from '../../src/tools/config/config.dto';
 import { DoctorInput } from '../../src/tools/doctor/doctor.dto';
 import { GreetInput } from '../../src/tools/greet/greet.dto';
+import { ApiValidationPipe } from '../../src/validation/validation.pipe';
 import { WordCountInput } from './sample-tool.module';
+
+/** The pipe as it was before validation was compiled: every DTO through class-validator. */
+export class ClassValidatorPipe extends ApiValidationPipe {
+  protected override compiledValidator(): null {
+    return null;
+  }
+}
 
 export const DTOS: Record<string, Type> = {
   GreetInput,
@@ -224,6 +232,11 @@ export function handPickedCases(): Case[] {
     { name: '😀'.repeat(200) },
     { name: '😀'.repeat(201) },
     { name: 'é\u0301ñ\u0000\ud800' },
+    // Lengths as class-validator counts them: a character and its variation selector are one.
+    { name: 'a\ufe0f'.repeat(200) },
+    { name: '❤️'.repeat(201) },
+    { name: '\ufe0f'.repeat(201) },
+    { name: '😀\ufe0f'.repeat(200) },
     { name: null, shout: null, times: null },
     { name: 1, shout: 'true', times: '3' },
     { name: 'a', times: 3.0 },

@@ -1,5 +1,5 @@
-import { GreetInput, GreetResult } from './greet/greet.dto';
-import { jsonSchemaOf } from './tool.schema';
+import { GreetInput, GreetResult } from '../tools/greet/greet.dto';
+import { jsonSchemaOf } from './json-schema';
 
 describe('jsonSchemaOf', () => {
   it('derives the greet input schema from its field decorators', () => {
