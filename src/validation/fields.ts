@@ -132,7 +132,7 @@ export function StringListField(
           ArrayMaxSize(
             maxItems,
             issue(
-              { type: tooManyItems(maxItems, 0).type },
+              { type: 'too_long' },
               {
                 // Asked of any value that fails, a list or not (a non-list reports list_type
                 // instead, but its message is still made).

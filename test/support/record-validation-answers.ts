@@ -3,9 +3,10 @@
  *
  *   node -r ts-node/register/transpile-only test/support/record-validation-answers.ts
  *
- * It was run once on the pipe as it was before validation was compiled (commit "differential
- * safety net"), so the file holds the answers the compiled validator must keep. Run again, it
- * records the class-validator path that raw class-validator DTOs still take.
+ * The file holds the answers of the pipe as it was before validation was compiled: recorded on
+ * commit bf6c0d9, whose pipe had no other path (for new cases, run it there:
+ * `git archive bf6c0d9 | tar -x -C DIR`, link node_modules, copy this file and
+ * validation-cases.ts in). Run here, it records today's class-validator path.
  */
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
