@@ -1,3 +1,4 @@
+import { ValidationPipe } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail } from 'class-validator';
 import { ValidationFailed } from '../errors/api-error';
@@ -57,6 +58,20 @@ describe('the compiled validator', () => {
     expect(compiledValidatorFor(Ticket)).not.toBeNull();
     expect(compiledValidatorFor(Signup)).toBeNull();
     expect(compiledValidatorFor(Annotated)).toBeNull();
+  });
+
+  it('calls neither class-transformer nor class-validator for such a DTO', async () => {
+    // Nest's ValidationPipe.transform is the one way to them (plainToInstance, validate).
+    const library = jest.spyOn(ValidationPipe.prototype, 'transform');
+    try {
+      await validate(Ticket, { title: 'a' });
+      await validate(Ticket, { title: '', x: 1 });
+      expect(library).not.toHaveBeenCalled();
+      await validate(Signup, { email: 'a@example.com' });
+      expect(library).toHaveBeenCalledTimes(1);
+    } finally {
+      library.mockRestore();
+    }
   });
 
   it('hands the handler an instance of the DTO with the stated defaults', async () => {
