@@ -57,6 +57,7 @@ const issue = ({ type, msg }: IssueContext, extra: ValidationOptions = {}): Vali
 };
 
 function presence(options: FieldOptions): PropertyDecorator[] {
+  // ValidateIf reports nothing: its context only marks it as a field decorator's.
   const marked = issue({ type: 'missing' });
   if (options.nullable)
     return [ValidateIf((_, value) => value !== undefined && value !== null, marked)];
