@@ -1,5 +1,6 @@
 import { bearer, startApp, TestApp } from './support/app';
 import { metricValue } from './support/metrics';
+import { SubscribeModule } from './support/raw-dto-tool.module';
 import { WordCountModule } from './support/sample-tool.module';
 
 /**
@@ -119,5 +120,32 @@ describe('adding a tool: word_count from one file (e2e)', () => {
       2,
     );
     expect(metricValue(text, 'quota_rejections_total', { tool: 'word_count' })).toBe(1);
+  });
+});
+
+describe('adding a tool whose DTO has raw class-validator decorators (e2e)', () => {
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startApp({ imports: [SubscribeModule] });
+    key = await t.createKey({ scope_template: 'standard' });
+  });
+  afterAll(() => t.close());
+
+  const subscribe = (body: object) =>
+    t.http().post('/api/v1/services/subscribe').set(bearer(key)).send(body);
+
+  it('is validated by class-validator, in the same shape, with its stated defaults', async () => {
+    const ok = await subscribe({ email: 'ada@example.com' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ email: 'ada@example.com', weekly: true });
+    const bad = await subscribe({ email: 'ada', weekly: 'no', x: 1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toEqual([
+      { loc: ['body', 'email'], msg: 'Value error, not an email address', type: 'value_error' },
+      { loc: ['body', 'weekly'], msg: 'Input should be a valid boolean', type: 'bool_type' },
+      { loc: ['body', 'x'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+    ]);
   });
 });

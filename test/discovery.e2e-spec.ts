@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../src/tools/tool.schema';
+import type { JsonSchema } from '../src/validation/json-schema';
 import { ToolRegistry } from '../src/tools/tool.registry';
 import { bearer, startApp, TestApp } from './support/app';
 import { GREET_INPUT_SCHEMA, GREET_OUTPUT_SCHEMA } from './support/greet-schema';

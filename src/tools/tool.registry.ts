@@ -1,7 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { ToolDefinition, ToolMetadata, TOOLS_PATH } from './tool.decorator';
-import { JsonSchema, jsonSchemaOf } from './tool.schema';
+import { compiledValidatorFor } from '../validation/compiled.validator';
+import { JsonSchema, jsonSchemaOf } from '../validation/json-schema';
 
 export interface RegisteredTool extends ToolDefinition {
   path: string;
@@ -35,6 +36,8 @@ export class ToolRegistry implements OnModuleInit {
         if (this.tools.has(definition.name)) {
           throw new Error(`Two tools are named '${definition.name}'`);
         }
+        // Its validator is compiled now: a schema ajv refuses stops the start, no call waits.
+        compiledValidatorFor(definition.input);
         this.tools.set(definition.name, {
           ...definition,
           path: `/${TOOLS_PATH}/${definition.name}`,

@@ -14,12 +14,24 @@ import {
   ValidateIf,
   ValidationOptions,
 } from 'class-validator';
-import type { IssueContext } from './validation.pipe';
+import {
+  atLeast,
+  atMost,
+  IssueContext,
+  notOneOf,
+  tooLong,
+  tooManyItems,
+  tooShort,
+  TYPE_ISSUES,
+} from './issues';
 
 /**
  * Field decorators for request DTOs. Each one states a field once and from that one statement
- * derives both the class-validator rules (with the pydantic error type and message each reports)
- * and the OpenAPI / JSON Schema property, so the published schema cannot drift from validation.
+ * derives the OpenAPI / JSON Schema property, which the compiled validator checks requests
+ * against (compiled.validator.ts), and the same rules as class-validator constraints (with the
+ * pydantic error type and message each reports), for a DTO that mixes these fields with raw
+ * class-validator decorators. A default is stated here too (`default`), not as a class
+ * initialiser: the schema shows it and validation fills it in.
  */
 interface FieldOptions {
   description: string;
@@ -30,16 +42,26 @@ interface FieldOptions {
   example?: unknown;
 }
 
-const issue = (type: string, msg: string, extra: ValidationOptions = {}): ValidationOptions => ({
-  ...extra,
-  context: { type, msg } satisfies IssueContext,
-});
+/** The contexts of the constraints put by these decorators, and nothing else. */
+const fieldContexts = new WeakSet<object>();
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** Whether a class-validator constraint was put by a field decorator of this file. */
+export function isFieldConstraint(context: unknown): boolean {
+  return typeof context === 'object' && context !== null && fieldContexts.has(context);
+}
+
+const issue = ({ type, msg }: IssueContext, extra: ValidationOptions = {}): ValidationOptions => {
+  const context: IssueContext = msg === undefined ? { type } : { type, msg };
+  fieldContexts.add(context);
+  return { ...extra, context };
+};
 
 function presence(options: FieldOptions): PropertyDecorator[] {
-  if (options.nullable) return [ValidateIf((_, value) => value !== undefined && value !== null)];
-  if (options.optional) return [ValidateIf((_, value) => value !== undefined)];
+  // ValidateIf reports nothing: its context only marks it as a field decorator's.
+  const marked = issue({ type: 'missing' });
+  if (options.nullable)
+    return [ValidateIf((_, value) => value !== undefined && value !== null, marked)];
+  if (options.optional) return [ValidateIf((_, value) => value !== undefined, marked)];
   return [];
 }
 
@@ -64,40 +86,10 @@ export function StringField(
   const { minLength, maxLength } = options;
   return applyDecorators(
     ...presence(options),
-    IsString(issue('string_type', 'Input should be a valid string')),
-    ...(minLength !== undefined
-      ? [
-          MinLength(
-            minLength,
-            issue(
-              'string_too_short',
-              `String should have at least ${plural(minLength, 'character')}`,
-            ),
-          ),
-        ]
-      : []),
-    ...(maxLength !== undefined
-      ? [
-          MaxLength(
-            maxLength,
-            issue(
-              'string_too_long',
-              `String should have at most ${plural(maxLength, 'character')}`,
-            ),
-          ),
-        ]
-      : []),
-    ...(options.enum
-      ? [
-          IsIn(
-            [...options.enum],
-            issue(
-              'literal_error',
-              `Input should be ${options.enum.map((v) => `'${v}'`).join(', ')}`,
-            ),
-          ),
-        ]
-      : []),
+    IsString(issue(TYPE_ISSUES.string)),
+    ...(minLength !== undefined ? [MinLength(minLength, issue(tooShort(minLength)))] : []),
+    ...(maxLength !== undefined ? [MaxLength(maxLength, issue(tooLong(maxLength)))] : []),
+    ...(options.enum ? [IsIn([...options.enum], issue(notOneOf(options.enum)))] : []),
     schema(options, {
       type: String,
       minLength,
@@ -114,18 +106,9 @@ export function IntField(
   const { minimum, maximum } = options;
   return applyDecorators(
     ...presence(options),
-    IsInt(issue('int_type', 'Input should be a valid integer')),
-    ...(minimum !== undefined
-      ? [
-          Min(
-            minimum,
-            issue('greater_than_equal', `Input should be greater than or equal to ${minimum}`),
-          ),
-        ]
-      : []),
-    ...(maximum !== undefined
-      ? [Max(maximum, issue('less_than_equal', `Input should be less than or equal to ${maximum}`))]
-      : []),
+    IsInt(issue(TYPE_ISSUES.integer)),
+    ...(minimum !== undefined ? [Min(minimum, issue(atLeast(minimum)))] : []),
+    ...(maximum !== undefined ? [Max(maximum, issue(atMost(maximum)))] : []),
     schema(options, { type: 'integer', minimum, maximum, default: options.default }),
   );
 }
@@ -133,7 +116,7 @@ export function IntField(
 export function BoolField(options: FieldOptions & { default?: boolean }): PropertyDecorator {
   return applyDecorators(
     ...presence(options),
-    IsBoolean(issue('bool_type', 'Input should be a valid boolean')),
+    IsBoolean(issue(TYPE_ISSUES.boolean)),
     schema(options, { type: Boolean, default: options.default }),
   );
 }
@@ -141,21 +124,27 @@ export function BoolField(options: FieldOptions & { default?: boolean }): Proper
 export function StringListField(
   options: FieldOptions & { maxItems?: number; items?: readonly string[] },
 ): PropertyDecorator {
+  const { maxItems } = options;
   return applyDecorators(
     ...presence(options),
-    IsArray(issue('list_type', 'Input should be a valid list')),
-    ...(options.maxItems !== undefined
+    IsArray(issue(TYPE_ISSUES.array)),
+    ...(maxItems !== undefined
       ? [
-          ArrayMaxSize(options.maxItems, {
-            // pydantic's words, with the length it saw. Asked of any value that fails, a list or
-            // not (a non-list reports list_type instead, but its message is still made).
-            message: ({ value }) =>
-              `List should have at most ${plural(options.maxItems as number, 'item')} after validation, not ${Array.isArray(value) ? value.length : 0}`,
-            context: { type: 'too_long' },
-          }),
+          ArrayMaxSize(
+            maxItems,
+            issue(
+              { type: 'too_long' },
+              {
+                // Asked of any value that fails, a list or not (a non-list reports list_type
+                // instead, but its message is still made).
+                message: ({ value }) =>
+                  tooManyItems(maxItems, Array.isArray(value) ? value.length : 0).msg,
+              },
+            ),
+          ),
         ]
       : []),
-    IsString({ each: true, ...issue('string_type', 'Input should be a valid string') }),
-    schema(options, { type: [String], maxItems: options.maxItems }),
+    IsString({ each: true, ...issue(TYPE_ISSUES.string) }),
+    schema(options, { type: [String], maxItems }),
   );
 }

@@ -8,26 +8,10 @@ import {
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationIssue } from '../common/validation-issue';
 import { MAX_ISSUES, ValidationFailed } from '../errors/api-error';
+import { CompiledValidator, compiledValidatorFor, copyOf, defaultsOf } from './compiled.validator';
+import { BODY_NOT_OBJECT, EXTRA_FORBIDDEN, IssueContext, MISSING, TYPE_ERRORS } from './issues';
 
-/**
- * What a field decorator tells the error mapping about one class-validator constraint: the pydantic
- * error type and message to report. Carried in class-validator's `context` option.
- */
-export interface IssueContext {
-  type: string;
-  /** Absent: the constraint's own message (one that depends on the value). */
-  msg?: string;
-}
-
-/** Type errors win over every other problem of a field, as in pydantic: one entry per field. */
-const TYPE_ERRORS = new Set([
-  'string_type',
-  'bool_type',
-  'int_type',
-  'float_type',
-  'list_type',
-  'dict_type',
-]);
+export { BODY_NOT_OBJECT } from './issues';
 
 /** For constraints used without our field decorators (a team's own DTO): the nearest pydantic type. */
 const FALLBACK_TYPES: Record<string, string> = {
@@ -45,12 +29,6 @@ const FALLBACK_TYPES: Record<string, string> = {
   isEnum: 'enum',
   isDefined: 'missing',
   isNotEmpty: 'string_too_short',
-};
-
-export const BODY_NOT_OBJECT: ValidationIssue = {
-  loc: ['body'],
-  msg: 'Input should be a valid dictionary',
-  type: 'dict_type',
 };
 
 /** Whether a parsed JSON value nests objects or arrays deeper than `limit`; iterative, so never overflows. */
@@ -73,9 +51,9 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 function issueFor(error: ValidationError, loc: (string | number)[]): ValidationIssue {
   const constraints = Object.keys(error.constraints ?? {});
   if (constraints.includes('whitelistValidation')) {
-    return { loc, msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
+    return { loc, ...EXTRA_FORBIDDEN };
   }
-  if (error.value === undefined) return { loc, msg: 'Field required', type: 'missing' };
+  if (error.value === undefined) return { loc, ...MISSING };
   const candidates = constraints.map((name) => {
     const context = error.contexts?.[name] as Partial<IssueContext> | undefined;
     return {
@@ -107,9 +85,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /**
- * The global pipe: class-validator with strict types (no implicit conversion), unknown fields rejected,
- * and every failure answered as 400 `{detail: [{loc, msg, type}]}`. No body counts as `{}`; a body
- * that is not a JSON object is `dict_type`.
+ * The global pipe: strict types (no implicit conversion), unknown fields rejected, and every
+ * failure answered as 400 `{detail: [{loc, msg, type}]}`. No body counts as `{}`; a body that is
+ * not a JSON object is `dict_type`. A DTO made of our field decorators (fields.ts) is checked by
+ * ajv functions compiled once from its JSON Schema (compiled.validator.ts), with no
+ * class-transformer or class-validator call per request; a DTO with raw class-validator
+ * decorators (a team's own) goes through class-validator, with the same answers.
  */
 @Injectable()
 export class ApiValidationPipe extends ValidationPipe {
@@ -127,7 +108,7 @@ export class ApiValidationPipe extends ValidationPipe {
     });
   }
 
-  /** The fields each DTO class declares, read once from class-validator's metadata. */
+  /** The fields each class-validated DTO declares, read once from class-validator's metadata. */
   private readonly declared = new WeakMap<Type, Set<string>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -136,45 +117,46 @@ export class ApiValidationPipe extends ValidationPipe {
       if (!isPlainObject(body)) throw new ValidationFailed([BODY_NOT_OBJECT]);
       // Depth is already bounded: HTTP bodies while they are read (src/http/json-depth.ts), MCP
       // arguments by the ToolInvoker. A second walk here would cost as much as the parse.
-      return this.validateBody(body, metadata);
+      const dto = metadata.metatype;
+      const compiled = this.compiledValidator(dto);
+      if (!compiled) return this.validateBody(body, dto, metadata);
+      const { known, extras } = splitDeclared(body, compiled.declared);
+      const result = compiled.validate(known);
+      if ('issues' in result || extras.length) {
+        throw new ValidationFailed([...('issues' in result ? result.issues : []), ...extras]);
+      }
+      return result.value;
     }
     return super.transform(value, metadata);
   }
 
   /**
-   * Unknown fields are found in one pass over the body's keys before any per-field work, and only
-   * the declared fields reach class-transformer and class-validator: a body of 40,000 unknown keys
-   * costs one loop, not 40,000 metadata lookups. Entries: declared fields first, then extras in
-   * body order, cut to MAX_ISSUES.
+   * The DTO's compiled validator; null sends it through class-validator. A seam for the
+   * differential spec and the micro-benchmark, which compare both paths on the same DTOs.
    */
+  protected compiledValidator(dto: Type): CompiledValidator | null {
+    return compiledValidatorFor(dto);
+  }
+
+  /** A class-validated DTO: only its declared fields reach class-transformer and class-validator. */
   private async validateBody(
     body: Record<string, unknown>,
+    dto: Type,
     metadata: ArgumentMetadata,
   ): Promise<unknown> {
-    const declared = this.declaredFields(metadata.metatype as Type);
-    const known: Record<string, unknown> = {};
-    const extras: ValidationIssue[] = [];
-    for (const key of Object.keys(body)) {
-      if (declared.has(key) && !PROTOTYPE_KEYS.has(key)) {
-        known[key] = body[key];
-      } else if (extras.length < MAX_ISSUES) {
-        extras.push({
-          loc: ['body', key],
-          msg: 'Extra inputs are not permitted',
-          type: 'extra_forbidden',
-        });
-      }
-    }
+    const { known, extras } = splitDeclared(body, this.declaredFields(dto));
     let issues: ValidationIssue[] = [];
     let result: unknown;
     try {
       result = await super.transform(known, metadata);
     } catch (error) {
       if (!(error instanceof ValidationFailed)) throw error;
-      issues = error.issues;
+      // Unknown fields were found above. An extra class-validator finds at the top is a class
+      // property without validation that the instance holds undefined, not the client's.
+      issues = error.issues.filter((i) => i.type !== EXTRA_FORBIDDEN.type || i.loc.length > 2);
     }
     if (issues.length || extras.length) throw new ValidationFailed([...issues, ...extras]);
-    return result;
+    return withDefaults(result as Record<string, unknown>, dto);
   }
 
   private declaredFields(type: Type): Set<string> {
@@ -186,4 +168,35 @@ export class ApiValidationPipe extends ValidationPipe {
     }
     return fields;
   }
+}
+
+/**
+ * Unknown fields are found in one pass over the body's keys before any per-field work, and only
+ * the declared fields are validated: a body of 40,000 unknown keys costs one loop. `__proto__`,
+ * `constructor` and `prototype` are always unknown. Entries: declared fields first (by the
+ * validator), then extras in body order, cut to MAX_ISSUES.
+ */
+function splitDeclared(
+  body: Record<string, unknown>,
+  declared: ReadonlySet<string>,
+): { known: Record<string, unknown>; extras: ValidationIssue[] } {
+  // No prototype: a declared field named like an Object method reads as absent when absent.
+  const known = Object.create(null) as Record<string, unknown>;
+  const extras: ValidationIssue[] = [];
+  for (const key of Object.keys(body)) {
+    if (declared.has(key) && !PROTOTYPE_KEYS.has(key)) {
+      known[key] = body[key];
+    } else if (extras.length < MAX_ISSUES) {
+      extras.push({ loc: ['body', key], ...EXTRA_FORBIDDEN });
+    }
+  }
+  return { known, extras };
+}
+
+/** The defaults the field decorators state, for the fields a class-validated body left out. */
+function withDefaults(value: Record<string, unknown>, dto: Type): Record<string, unknown> {
+  for (const [name, fallback] of defaultsOf(dto)) {
+    if (value[name] === undefined) value[name] = copyOf(fallback);
+  }
+  return value;
 }

@@ -25,7 +25,7 @@ export class WordCountInput {
     optional: true,
     default: false,
   })
-  distinct: boolean = false;
+  distinct: boolean;
 }
 
 // The output: plain @ApiProperty, for the output schema and the OpenAPI 200 response.

@@ -7,7 +7,7 @@ export class DoctorInput {
     optional: true,
     default: false,
   })
-  fix: boolean = false;
+  fix: boolean;
 }
 
 export class CheckRecordView {

@@ -10,7 +10,7 @@ export class GreetInput {
     optional: true,
     default: false,
   })
-  shout: boolean = false;
+  shout: boolean;
 
   @IntField({
     description: 'Repetition count, echoed back; the message itself is not repeated.',
@@ -19,7 +19,7 @@ export class GreetInput {
     maximum: 100,
     default: 1,
   })
-  times: number = 1;
+  times: number;
 }
 
 export class GreetResult {

@@ -11,7 +11,7 @@ interface SchemaFactory {
 /**
  * @nestjs/swagger's own schema factory, the one that writes the OpenAPI document's components, so
  * discovery, MCP and /openapi.json cannot disagree. It is not in the package's export map, hence
- * the resolved path; tool.schema.spec.ts guards it across upgrades.
+ * the resolved path; json-schema.spec.ts guards it across upgrades.
  */
 function swaggerSchemaFactory(): SchemaFactory {
   const dist = dirname(require.resolve('@nestjs/swagger'));
@@ -53,13 +53,17 @@ function toJsonSchema(schema: SchemaObject, defs: Record<string, SchemaObject>):
     }
   }
   if (nullable && typeof out.type === 'string') out.type = [out.type, 'null'];
+  // A nullable enum lists null too, or no JSON Schema validator would take the null it allows.
+  if (nullable && Array.isArray(out.enum) && !out.enum.includes(null))
+    out.enum = [...(out.enum as unknown[]), null];
   return out;
 }
 
 /**
- * The JSON Schema of a DTO class, read from the same decorators that validate it (see fields.ts),
- * through @nestjs/swagger's own schema factory: one definition for validation, OpenAPI, discovery
- * and MCP. Objects are closed (`additionalProperties: false`) since unknown fields are rejected.
+ * The JSON Schema of a DTO class, read from its field decorators (fields.ts) through
+ * @nestjs/swagger's own schema factory: one definition for OpenAPI, discovery, MCP and the compiled
+ * validator (compiled.validator.ts). Objects are closed (`additionalProperties: false`) since
+ * unknown fields are rejected.
  */
 export function jsonSchemaOf(dto: Type<unknown>, closed = true): JsonSchema {
   const defs: Record<string, SchemaObject> = {};
