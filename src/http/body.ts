@@ -85,6 +85,41 @@ export function frontDoorRefusal(req: IncomingMessage): Refusal | undefined {
   return undefined;
 }
 
+/** The error body-parser gives for what its `verify` hook or its parse refuses (read by bodyRefusal). */
+function bodyError(type: 'entity.too.deep' | 'entity.parse.failed'): Error {
+  return Object.assign(new Error(type), { status: 400, type });
+}
+
+/** What body-parser does to the bytes of a JSON body once read: depth check, UTF-8, BOM, parse. */
+export function parseJsonBytes(raw: Buffer, maxDepth: number): unknown {
+  if (jsonDeeperThan(raw, maxDepth)) throw bodyError('entity.too.deep');
+  let text = raw.toString('utf8');
+  // iconv-lite, body-parser's decoder, drops a byte-order mark.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.length === 0) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw bodyError('entity.parse.failed');
+  }
+}
+
+/**
+ * Whether body-parser's work on a body would be reading it and parseJsonBytes: a Content-Length
+ * within the limit, no Content-Encoding, UTF-8 or no charset. Anything else is left to body-parser.
+ */
+export function isPlainJsonBody(headers: IncomingHttpHeaders, limitBytes: number): boolean {
+  const length = headers['content-length'];
+  if (length === undefined || headers['transfer-encoding'] !== undefined) return false;
+  if (!(Number(length) <= limitBytes)) return false;
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false;
+  const type = headers['content-type'];
+  const charset =
+    type === undefined ? undefined : /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
+  return charset === undefined || charset.toLowerCase() === 'utf-8';
+}
+
 /**
  * body-parser's JSON options: the size limit on the decoded body, any JSON value (the validation
  * says what a non-object is), and the depth limit checked on the raw bytes before JSON.parse, so that
@@ -100,17 +135,18 @@ export function jsonParserOptions(
     strict: false,
     type: (req) => isJsonMediaType(req.headers['content-type']),
     verify: (req, _res, raw) => {
-      const url = req.url ?? '/';
-      const query = url.indexOf('?');
-      const path = query === -1 ? url : url.slice(0, query);
-      if (jsonDeeperThan(raw, MAX_BODY_DEPTH + envelopeDepth(path))) {
-        throw Object.assign(new Error('JSON body nested too deeply'), {
-          status: 400,
-          type: 'entity.too.deep',
-        });
+      if (jsonDeeperThan(raw, MAX_BODY_DEPTH + envelopeDepth(pathOf(req.url)))) {
+        throw bodyError('entity.too.deep');
       }
     },
   };
+}
+
+/** A URL's path, without its query. */
+export function pathOf(url: string | undefined): string {
+  const path = url ?? '/';
+  const query = path.indexOf('?');
+  return query === -1 ? path : path.slice(0, query);
 }
 
 /** A body-parser failure (bad JSON, too large, bad charset or encoding) as a refusal; undefined otherwise. */

@@ -68,7 +68,11 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     );
     next();
   });
-  express.use(securityHeaders(plumbing.docsPath));
+  const secure = securityHeaders(plumbing.docsPath);
+  express.use((req: Request, res: Response, next: NextFunction) => {
+    for (const [name, value] of secure(req.url)) res.setHeader(name, value);
+    next();
+  });
   if (plumbing.cors) express.enableCors(plumbing.cors);
   express.use((req: Request, res: Response, next: NextFunction) => {
     const refusal = frontDoorRefusal(req) ?? plumbing.gate?.(req);

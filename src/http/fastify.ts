@@ -2,16 +2,21 @@ import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import bodyParser from 'body-parser';
 import contentType from 'content-type';
-import cors from 'cors';
+import cors, { type CorsOptions } from 'cors';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import { type RequestScope, withinRequest } from '../common/request-scope';
 import type { Settings } from '../settings/settings';
 import {
   bodyRefusal,
   frontDoorRefusal,
+  isPlainJsonBody,
   jsonParserOptions,
   MALFORMED_PATH,
+  MAX_BODY_DEPTH,
+  parseJsonBytes,
+  pathOf,
   type Refusal,
   requestIdFor,
 } from './body';
@@ -49,7 +54,11 @@ function createAdapter(settings: Settings): FastifyAdapter {
         plumbing.log.start(request.raw, reply.raw);
         reply.raw.once('finish', () => count(plumbing, request, reply));
       }
-      if (plumbing) securityHeaders(plumbing.docsPath)(request.raw, reply.raw, () => undefined);
+      if (plumbing) {
+        for (const [name, value] of securityHeaders(plumbing.docsPath)(request.url)) {
+          void reply.header(name, value);
+        }
+      }
       const detail = error.code === 'FST_ERR_BAD_URL' ? MALFORMED_PATH : 'Bad Request';
       refuse(reply, { status: 400, detail });
     },
@@ -65,6 +74,42 @@ function withUtf8(type: string): string {
     type: parsed.type,
     parameters: { ...parsed.parameters, charset: 'utf-8' },
   });
+}
+
+/** The header lists as objects, each made once, for `reply.headers()`. */
+function headerObjects(
+  lists: (url: string) => readonly (readonly [string, string])[],
+): (url: string) => Record<string, string> {
+  const objects = new Map<object, Record<string, string>>();
+  return (url) => {
+    const list = lists(url);
+    let object = objects.get(list);
+    if (!object) objects.set(list, (object = Object.fromEntries(list)));
+    return object;
+  };
+}
+
+/** Reads a request body whose length is known and within the limit; an abort is body-parser's error. */
+function readWhole(stream: Readable, callback: (error: unknown, raw: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const settle = (error: unknown) => {
+    if (settled) return;
+    settled = true;
+    callback(error, error ? Buffer.alloc(0) : Buffer.concat(chunks, size));
+  };
+  stream.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+  });
+  stream.once('end', () => settle(undefined));
+  // 'close' follows 'end' on every request: the error is made only when the body never ended.
+  const aborted = () =>
+    settled ||
+    settle(Object.assign(new Error('request aborted'), { status: 400, type: 'request.aborted' }));
+  stream.once('error', aborted);
+  stream.once('close', aborted);
 }
 
 /** The plumbing of each Fastify instance, for what Fastify answers outside its hooks. */
@@ -105,8 +150,17 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
   routes.readFrom(() => registered);
   WIRED.set(instance, plumbing);
 
-  const secure = securityHeaders(plumbing.docsPath);
-  const corsFor = plumbing.cors && cors(plumbing.cors as Parameters<typeof cors>[0]);
+  const secure = headerObjects(securityHeaders(plumbing.docsPath));
+  const delegate = plumbing.cors;
+  // cors sets its headers and leaves the preflight's answer to the hook below, so that it goes
+  // out through Fastify with the rest of the headers.
+  const corsFor =
+    delegate &&
+    cors((req, callback) =>
+      delegate(req as IncomingMessage, (error, options) =>
+        callback(error, { ...(options as CorsOptions), preflightContinue: true }),
+      ),
+    );
   const json = bodyParser.json(
     jsonParserOptions(settings.bodyLimitBytes, plumbing.bodyEnvelopeDepth),
   );
@@ -129,23 +183,36 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         if (refusal) return refuse(reply, refusal);
         done();
       };
-      // Both call back at once: helmet always, cors with this service's synchronous delegate.
-      secure(raw, reply.raw, (error?: unknown) => {
-        if (error || !corsFor) return atTheDoor(error);
-        corsFor(raw, reply.raw, atTheDoor);
-      });
+      void reply.headers(secure(raw.url ?? '/'));
+      // cors calls back at once, with this service's synchronous delegate.
+      if (corsFor) corsFor(raw, reply.raw, atTheDoor);
+      else atTheDoor();
     },
   );
 
   instance.removeAllContentTypeParsers();
   // Every media type reaches here only when it is JSON's (the front door refused the others).
-  instance.addContentTypeParser('*', (request, _payload, done) => {
-    json(request.raw, undefined as unknown as ServerResponse, (error?: unknown) => {
-      if (error === undefined) return done(null, (request.raw as { body?: unknown }).body);
+  instance.addContentTypeParser('*', (request, payload, done) => {
+    const fail = (error: unknown) => {
       const refusal = bodyRefusal(error, settings.bodyLimitBytes);
       done(
         refusal ? new HttpException({ detail: refusal.detail }, refusal.status) : (error as Error),
       );
+    };
+    // The common body is read here, as body-parser would read it; any other goes to body-parser.
+    if (!isPlainJsonBody(request.headers, settings.bodyLimitBytes)) {
+      return json(request.raw, undefined as unknown as ServerResponse, (error?: unknown) =>
+        error === undefined ? done(null, (request.raw as { body?: unknown }).body) : fail(error),
+      );
+    }
+    const depth = MAX_BODY_DEPTH + plumbing.bodyEnvelopeDepth(pathOf(request.url));
+    readWhole(payload, (error, raw) => {
+      if (error) return fail(error);
+      try {
+        done(null, parseJsonBytes(raw, depth));
+      } catch (refused) {
+        fail(refused);
+      }
     });
   });
 

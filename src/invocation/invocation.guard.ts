@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { BearerErrorCodes, Public, Scopes } from '../auth/auth.decorators';
+import type { Scope } from '../auth/scopes';
 import type { ApiRequest } from '../auth/authenticated-key';
 import { HttpExchange } from '../http/http-exchange';
 import { ToolMetadata } from '../tools/tool.decorator';
@@ -13,8 +14,20 @@ import { InvocationPipeline } from './invocation.pipeline';
  * declares (@Public, @Scopes, @Tool, ...) into an Invocation, runs the pipeline, and hands the key
  * and the answer's headers to the request. Deny by default: only @Public routes skip it.
  */
+/** What a route declares about its calls, read once per handler (decorators do not change). */
+interface RouteFacts {
+  public: boolean;
+  scopes?: Scope[];
+  tool?: string;
+  bearerErrorCodes: boolean;
+  rateCounted: boolean;
+}
+
 @Injectable()
 export class InvocationGuard implements CanActivate {
+  /** By controller class, then handler: an inherited handler may serve classes that differ. */
+  private readonly facts = new WeakMap<object, WeakMap<object, RouteFacts>>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly pipeline: InvocationPipeline,
@@ -23,19 +36,19 @@ export class InvocationGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride(Public, targets)) return true;
+    const route = this.routeFacts(context);
+    if (route.public) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<ApiRequest>();
-    const tool = this.reflector.get(ToolMetadata, context.getHandler())?.name;
+    const tool = route.tool;
     const invocation: Invocation = {
       transport: 'rest',
       authorization: this.exchange.nodeRequest(req).headersDistinct.authorization ?? [],
       client: req.ip ?? 'unknown',
-      scopes: this.reflector.getAllAndOverride(Scopes, targets),
+      scopes: route.scopes,
       tool,
-      bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
-      rateCounted: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
+      bearerErrorCodes: route.bearerErrorCodes,
+      rateCounted: route.rateCounted,
       headers: {},
       ...(tool === undefined
         ? {}
@@ -52,5 +65,24 @@ export class InvocationGuard implements CanActivate {
       }
     }
     return true;
+  }
+
+  private routeFacts(context: ExecutionContext): RouteFacts {
+    const [handler, controller] = [context.getHandler(), context.getClass()];
+    let byHandler = this.facts.get(controller);
+    if (!byHandler) this.facts.set(controller, (byHandler = new WeakMap()));
+    let facts = byHandler.get(handler);
+    if (!facts) {
+      const targets = [handler, controller];
+      facts = {
+        public: this.reflector.getAllAndOverride(Public, targets) === true,
+        scopes: this.reflector.getAllAndOverride(Scopes, targets),
+        tool: this.reflector.get(ToolMetadata, handler)?.name,
+        bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
+        rateCounted: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
+      };
+      byHandler.set(handler, facts);
+    }
+    return facts;
   }
 }
