@@ -127,6 +127,43 @@ const CALLS: Call[] = [
     body: compress(JSON.stringify(greet)),
   })),
   {
+    name: 'bom',
+    path: '/api/v1/services/greet',
+    as: 'caller',
+    headers: { 'content-type': 'application/json; charset="UTF-8"' },
+    body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(greet))]),
+  },
+  {
+    name: 'chunked',
+    path: '/api/v1/services/greet',
+    as: 'caller',
+    headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    body: JSON.stringify(greet),
+  },
+  {
+    name: 'identity',
+    path: '/api/v1/services/greet',
+    as: 'caller',
+    headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+    body: JSON.stringify(greet),
+  },
+  {
+    name: 'not-utf8',
+    path: '/api/v1/services/greet',
+    as: 'caller',
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from([
+      0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d,
+    ]),
+  },
+  {
+    name: 'mcp-foreign-origin',
+    path: '/mcp',
+    as: 'caller',
+    headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+    body: '{"broken":',
+  },
+  {
     name: 'not-gzip',
     path: '/api/v1/services/greet',
     as: 'caller',
@@ -152,6 +189,12 @@ const CALLS: Call[] = [
     path: '/api/v1/services/greet',
     as: 'caller',
     ...json({ name: 'x'.repeat(LIMIT) }),
+  },
+  {
+    name: 'at-limit',
+    path: '/api/v1/services/greet',
+    as: 'caller',
+    ...json({ name: 'x'.repeat(LIMIT - 11) }),
   },
   {
     name: 'too-large-gzip',

@@ -71,7 +71,8 @@ describe('graceful shutdown (a real server process)', () => {
 
   it('on SIGTERM finishes the in-flight request, closes the store and exits 0', async () => {
     const dataDir = tempDataDir();
-    const env: Record<string, string> = { ...baseEnv(), DATA_DIR: dataDir };
+    // The data directory's own Redis prefix: a fresh store, so the initial key is written.
+    const env: Record<string, string> = { ...baseEnv(dataDir), DATA_DIR: dataDir };
     server = new ServerProcess(env);
     const port = Number((await server.line(/^listening (\d+)$/))[1]);
     const base = `http://127.0.0.1:${port}`;
