@@ -16,7 +16,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { info, SentinelTopology, until } from '../test/support/redis-topology';
+import { parseInfo } from '../src/store/redis.connection';
+import { SentinelTopology, until } from '../test/support/redis-topology';
 import {
   autocannon,
   CannonResult,
@@ -94,7 +95,7 @@ const greet = (instance: Instance, key: string, headers: Record<string, string> 
   });
 
 const redisCpuSeconds = async (admin: Redis) => {
-  const cpu = info(await admin.info('cpu'));
+  const cpu = parseInfo(await admin.info('cpu'));
   return Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys);
 };
 

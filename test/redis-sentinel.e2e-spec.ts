@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 import { bearer, startApp, TestApp } from './support/app';
-import { info, SentinelTopology, until, withNode } from './support/redis-topology';
+import { parseInfo } from '../src/store/redis.connection';
+import { SentinelTopology, until, withNode } from './support/redis-topology';
 
 const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 
@@ -117,7 +118,7 @@ describe('Redis Sentinel: failover under load (e2e)', () => {
     // The promoted master has no replica left: a key write cannot be acknowledged, so it is a 503
     // (until the old master comes back and Sentinel makes it a replica), while tool calls go on.
     const replicas = await withNode(topology.replica.port, topology.password, async (r) =>
-      Number(info(await r.info('replication')).connected_slaves),
+      Number(parseInfo(await r.info('replication')).connected_slaves),
     );
     expect(replicas).toBe(0);
     const create = await a

@@ -215,3 +215,12 @@ export async function redisCall<T>(call: Promise<T>): Promise<T> {
     throw asStoreError(error);
   }
 }
+
+/** `INFO` text as name -> value. */
+export function parseInfo(info: string): Record<string, string> {
+  const entries = info
+    .split(/\r?\n/)
+    .filter((line) => line.includes(':') && !line.startsWith('#'))
+    .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]);
+  return Object.fromEntries(entries) as Record<string, string>;
+}

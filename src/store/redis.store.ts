@@ -7,6 +7,7 @@ import {
   closeRedis,
   connectRedis,
   createRedisClient,
+  parseInfo,
   RedisClient,
   redisCall,
 } from './redis.connection';
@@ -97,15 +98,6 @@ function decodeKey(fields: Record<string, string>): ApiKeyRecord | undefined {
     previous_hash: text('previous_hash'),
     previous_key_expires_at: text('previous_key_expires_at'),
   };
-}
-
-/** `INFO` text as name -> value. */
-function parseInfo(info: string): Record<string, string> {
-  const entries = info
-    .split(/\r?\n/)
-    .filter((line) => line && !line.startsWith('#'))
-    .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]);
-  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 /**
@@ -228,7 +220,10 @@ export class RedisStore extends Store {
     return this.insert(key);
   }
 
-  /** One instance wins the initial-key lock (SET NX), and only while no key exists; it then inserts. */
+  /**
+   * One instance wins the initial-key lock (SET NX), and only while no key exists; it then inserts.
+   * A winner that fails to insert gives the lock back.
+   */
   async insertKeyIfNone(key: NewKeyRecord): Promise<boolean> {
     const claimed = await redisCall(
       this.client.tisClaimInitialKey(
@@ -239,7 +234,13 @@ export class RedisStore extends Store {
       ),
     );
     if (claimed !== 1) return false;
-    await this.insert(key);
+    try {
+      await this.insert(key);
+    } catch (error) {
+      // The next start may try again at once (say a replica had not yet acknowledged the write).
+      await this.client.del(RedisKeys.initialKeyLock).catch(() => undefined);
+      throw error;
+    }
     return true;
   }
 

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Redis, { Cluster } from 'ioredis';
+import { parseInfo } from '../../src/store/redis.connection';
 import { freePort, RedisServer } from './redis';
 
 const run = promisify(execFile);
@@ -46,16 +47,6 @@ export async function withNode<T>(
   } finally {
     node.disconnect();
   }
-}
-
-/** `INFO` text as name -> value. */
-export function info(text: string): Record<string, string> {
-  return Object.fromEntries(
-    text
-      .split(/\r?\n/)
-      .filter((line) => line.includes(':') && !line.startsWith('#'))
-      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
-  );
 }
 
 export interface SentinelTimings {
@@ -147,7 +138,7 @@ export class SentinelTopology {
         withNode(
           this.replica.port,
           this.password,
-          async (r) => info(await r.info('replication')).master_link_status === 'up',
+          async (r) => parseInfo(await r.info('replication')).master_link_status === 'up',
         ),
       'the replica in sync',
     );
@@ -213,7 +204,7 @@ export class ClusterTopology {
             withNode(
               node.port,
               password,
-              async (n) => info(await n.cluster('INFO')).cluster_state === 'ok',
+              async (n) => parseInfo(await n.cluster('INFO')).cluster_state === 'ok',
             ),
           `node ${node.port} seeing the cluster up`,
         );
