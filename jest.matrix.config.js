@@ -1,22 +1,48 @@
 /**
- * `npm run test:matrix`: the e2e suite again on what `npm test` does not run, each project one more
- * way to serve the same contract. `.ci/run` runs it after `npm test`.
+ * `npm run test:matrix`: the e2e suite again on what `npm test` (jest.config.js: unit, e2e on
+ * SQLite, e2e on one Redis) does not run, each project one more way to serve the same contract:
+ * on Fastify (SQLite and one Redis), through Sentinel and on a Redis Cluster. Every topology is real
+ * redis-server processes on free loopback ports, started by the project's globalSetup and stopped by
+ * its globalTeardown. `.ci/run` runs it after `npm test`.
  */
 const base = require('./jest.config.js');
 
 const [, e2e, e2eRedis] = base.projects;
 const fastify = '<rootDir>/test/support/fastify.setup-file.ts';
 
+// The fuzz suite tests the HTTP surface, not the store; redis.e2e-spec.ts starts and stops a single
+// redis-server of its own (the single-Redis outage specs).
+const ignored = ['/node_modules/', 'fuzz\\.e2e-spec\\.ts$', '/redis\\.e2e-spec\\.ts$'];
+
+/** The suite plus this topology's own spec (failover, cluster slots), and no other topology's. */
+const onTopology = (topology) => [...ignored, `/redis-(?!${topology}\\.)[a-z]+\\.e2e-spec\\.ts$`];
+
 module.exports = {
   ...base,
   projects: [
     // The whole suite on Fastify (HTTP_ADAPTER=fastify), on SQLite, fuzz suite included.
     { ...e2e, displayName: 'e2e-fastify', setupFiles: [fastify] },
-    // And on Redis.
+    // And on one Redis.
     {
       ...e2eRedis,
       displayName: 'e2e-fastify-redis',
       setupFiles: [...e2eRedis.setupFiles, fastify],
+    },
+    {
+      ...e2e,
+      displayName: 'e2e-sentinel',
+      testPathIgnorePatterns: onTopology('sentinel'),
+      globalSetup: '<rootDir>/test/support/redis-sentinel.global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/redis-topology.global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/redis-sentinel.setup-file.ts'],
+    },
+    {
+      ...e2e,
+      displayName: 'e2e-cluster',
+      testPathIgnorePatterns: onTopology('cluster'),
+      globalSetup: '<rootDir>/test/support/redis-cluster.global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/redis-topology.global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/redis-cluster.setup-file.ts'],
     },
   ],
 };

@@ -88,6 +88,8 @@ const ENVIRONMENT_HELP = `
 Environment (also read from .env in the working directory; the environment wins):
   DATA_DIR              where the embedded store lives (default ./data)
   REDIS_URL             the store is Redis instead (the server's REDIS_URL and REDIS_KEY_PREFIX)
+  REDIS_SENTINELS, REDIS_SENTINEL_NAME, REDIS_CLUSTER_NODES, REDIS_PASSWORD,
+  REDIS_SENTINEL_PASSWORD   or a master through Sentinels, or a Redis Cluster, as the server's
   REDIS_KEY_PREFIX      namespace of the Redis keys (default tis:)
   CONFIG_FILE           the server's YAML configuration (plans under limits:)
   PLAN_<NAME>_DAILY_LIMIT, PLAN_<NAME>_RATE_LIMIT, DEFAULT_PLAN   plans, as the server has them

@@ -1,4 +1,3 @@
-import Redis from 'ioredis';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-key';
@@ -6,6 +5,7 @@ import { Store } from '../src/store/store';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { runCli } from './support/cli';
 import { usingSharedRedis } from './support/redis';
+import { rawRedis, scanKeys } from './support/redis-topology';
 
 /** Everything the store holds, as text: the SQLite files, or every Redis value under the app's prefix. */
 async function storedBytes(t: TestApp): Promise<string> {
@@ -14,9 +14,9 @@ async function storedBytes(t: TestApp): Promise<string> {
     expect(files).toContain('service.db');
     return files.map((f) => readFileSync(join(t.dataDir, f)).toString('latin1')).join('');
   }
-  const redis = new Redis(t.env.REDIS_URL);
+  const redis = rawRedis(t.env);
   try {
-    const names = await redis.keys(`${t.env.REDIS_KEY_PREFIX}*`);
+    const names = await scanKeys(redis, `${t.env.REDIS_KEY_PREFIX}*`);
     const values = await Promise.all(
       names.map(async (name) => {
         const type = await redis.type(name);

@@ -11,6 +11,22 @@ import { ConfigurationService } from '../src/configuration/configuration.service
 import { baseEnv, LogCapture, startApp, tempDataDir } from './support/app';
 import { writeConfigFile } from './support/config';
 
+/** The built server (dist/main.js) started with only this environment: its exit code and output lines. */
+async function startBuilt(
+  env: Record<string, string>,
+): Promise<{ code: number | null; lines: string[] }> {
+  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+    cwd: tempDataDir(),
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDataDir(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, lines: output.trim().split('\n') };
+}
+
 describe('start-up stops on an invalid CONFIG_FILE or environment (e2e)', () => {
   /** The server's root module as startApp builds it, closed again whatever happens (no leaked signal hooks). */
   const failsWith = async (env: Record<string, string>, message: RegExp) => {
@@ -158,20 +174,25 @@ describe('the server process and its configuration (e2e)', () => {
     ['BODY_LIMIT_BYTES', 'abc'],
     ['TRUST_PROXY', 'maybe'],
     ['REDIS_KEY_PREFIX', 'a b'],
+    ['REDIS_KEY_PREFIX', 'tis{a}:'],
+    ['REDIS_SENTINELS', 'sentinel-without-port'],
     ['PLAN_FREE_DAILY_LIMIT', 'x'],
   ])('stops the built server on %s=%s with one line naming it, exit 1', async (name, value) => {
-    const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-      cwd: tempDataDir(),
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDataDir(), [name]: value },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, lines } = await startBuilt({ [name]: value });
     expect(code).toBe(1);
-    expect(output.trim().split('\n')).toEqual([
+    expect(lines).toEqual([
       expect.stringMatching(new RegExp(`^Start-up failed: Invalid environment: ${name} `)),
+    ]);
+  });
+
+  it('stops the built server on two Redis topologies at once, naming both', async () => {
+    const { code, lines } = await startBuilt({
+      REDIS_URL: 'redis://127.0.0.1:1',
+      REDIS_CLUSTER_NODES: '127.0.0.1:2',
+    });
+    expect(code).toBe(1);
+    expect(lines).toEqual([
+      'Start-up failed: Invalid environment: REDIS_URL and REDIS_CLUSTER_NODES are both set; set at most one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES',
     ]);
   });
 });

@@ -143,7 +143,10 @@ describeOwnStore('health probes (e2e)', () => {
     it('is healthy: no AOF is a doctor warning, not a degraded health', async () => {
       const health = await t.http().get('/health');
       expect(health.status).toBe(200);
-      expect(health.body.components).toEqual({ store: { status: 'ok' }, redis: { status: 'ok' } });
+      expect(health.body.components).toEqual({
+        store: { status: 'ok' },
+        redis: { status: 'ok', mode: 'single', nodes: 1 },
+      });
       const doctor = await t
         .http()
         .post('/api/v1/services/doctor')

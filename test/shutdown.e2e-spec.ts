@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { INITIAL_KEY_FILE } from '../src/auth/initial-key';
 import { baseEnv, bearer, tempDataDir } from './support/app';
+import { usingSharedRedis } from './support/redis';
 
 const ROOT = join(__dirname, '..');
 
@@ -95,7 +96,7 @@ describe('graceful shutdown (a real server process)', () => {
 
     const messages = server.logRecords().map((r) => r.msg);
     expect(messages).toContain('SIGTERM: finishing in-flight requests, then closing the store');
-    if (!env.REDIS_URL) {
+    if (!usingSharedRedis()) {
       // SQLite folds its write-ahead log into the database and removes it when the last connection closes.
       expect(existsSync(join(dataDir, 'service.db'))).toBe(true);
       expect(existsSync(join(dataDir, 'service.db-wal'))).toBe(false);

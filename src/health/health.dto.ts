@@ -8,12 +8,32 @@ class StoreHealth {
   status: ComponentStatus;
 }
 
-class RedisHealth {
+export type RedisMode = 'single' | 'sentinel' | 'cluster';
+
+export class RedisHealth {
   @ApiProperty({
     enum: ['ok', 'not_configured', 'error'],
-    description: '`not_configured` when REDIS_URL is unset (the embedded store is in use).',
+    description:
+      '`not_configured` when no Redis is configured (the embedded store is in use; `mode` and `nodes` are then absent).',
   })
   status: RedisStatus;
+
+  @ApiProperty({
+    enum: ['single', 'sentinel', 'cluster'],
+    required: false,
+    description:
+      'The topology: `REDIS_URL` (single), `REDIS_SENTINELS` (sentinel) or `REDIS_CLUSTER_NODES` (cluster).',
+  })
+  mode?: RedisMode;
+
+  @ApiProperty({
+    required: false,
+    minimum: 0,
+    example: 2,
+    description:
+      "Redis servers holding the data, as the probe saw them: 1 for a single Redis, the master and its connected replicas under Sentinel, every node of a cluster; 0 when the probe failed. No addresses: they are `doctor`'s.",
+  })
+  nodes?: number;
 }
 
 class HealthComponents {

@@ -1,14 +1,16 @@
 import { Logger } from '@nestjs/common';
-import type { Settings } from '../settings/settings';
+import { loadSettings, Settings } from '../settings/settings';
 import { Store } from '../store/store';
 import { HealthService } from './health.service';
 
 const settings = { version: '1.2.3' } as Settings;
 
 /** Only what the health checks call; a real hung backend cannot be made on demand. */
-function storeWith(ping: () => Promise<void>): Store {
-  return { kind: 'sqlite', ping, probe: ping } as unknown as Store;
+function storeWith(probe: () => Promise<unknown>, kind = 'sqlite'): Store {
+  return { kind, probe } as unknown as Store;
 }
+
+const sentinel = loadSettings({ REDIS_SENTINELS: '127.0.0.1:26379' });
 
 describe('HealthService', () => {
   beforeAll(() => Logger.overrideLogger(false));
@@ -32,14 +34,38 @@ describe('HealthService', () => {
 
   it('reports a configured Redis the store does not use as an error', async () => {
     const health = new HealthService(
-      storeWith(() => Promise.resolve()),
-      {
-        ...settings,
-        redisUrl: 'redis://127.0.0.1:6379',
-      },
+      storeWith(() => Promise.resolve(undefined)),
+      { ...settings, redis: loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379' }).redis },
     );
     const view = await health.check();
     expect(view.status).toBe('degraded');
-    expect(view.components).toEqual({ store: { status: 'ok' }, redis: { status: 'error' } });
+    expect(view.components).toEqual({
+      store: { status: 'ok' },
+      redis: { status: 'error', mode: 'single', nodes: 0 },
+    });
+  });
+
+  it('reports the topology the probe saw, and no address', async () => {
+    const health = new HealthService(
+      storeWith(() => Promise.resolve({ mode: 'sentinel', nodes: 2 }), 'redis'),
+      { ...settings, redis: sentinel.redis },
+    );
+    const view = await health.check();
+    expect(view.status).toBe('ok');
+    expect(view.components.redis).toEqual({ status: 'ok', mode: 'sentinel', nodes: 2 });
+    expect(JSON.stringify(view)).not.toContain('26379');
+  });
+
+  it('reports an unreachable Redis as an error of its mode, with no node counted', async () => {
+    const health = new HealthService(
+      storeWith(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:26379')), 'redis'),
+      { ...settings, redis: sentinel.redis },
+    );
+    const view = await health.check();
+    expect(view.status).toBe('degraded');
+    expect(view.components).toEqual({
+      store: { status: 'error' },
+      redis: { status: 'error', mode: 'sentinel', nodes: 0 },
+    });
   });
 });

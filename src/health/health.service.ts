@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { withTimeout } from '../common/timeout';
 import { Settings, SETTINGS } from '../settings/settings';
-import { Store } from '../store/store';
-import type { ComponentStatus, HealthView, RedisStatus } from './health.dto';
+import { Store, StoreTopology } from '../store/store';
+import type { ComponentStatus, HealthView, RedisHealth } from './health.dto';
 
 /** A check that takes longer than this counts as failed: a probe must answer, even about a hung store. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -24,28 +24,31 @@ export class HealthService implements BeforeApplicationShutdown {
   ) {}
 
   async check(now = new Date()): Promise<HealthView> {
-    const store = await this.storeStatus();
-    const redis = this.redisStatus(store);
-    const healthy = !this.stopping && store === 'ok' && redis !== 'error';
+    const { status: store, topology } = await this.storeStatus();
+    const redis = this.redisHealth(store, topology);
+    const healthy = !this.stopping && store === 'ok' && redis.status !== 'error';
     return {
       status: healthy ? 'ok' : 'degraded',
       version: this.settings.version,
       timestamp: now.toISOString(),
-      components: { store: { status: store }, redis: { status: redis } },
+      components: { store: { status: store }, redis },
     };
   }
 
-  /** Redis holds the shared state when configured, so its health is the store's. */
-  private redisStatus(store: ComponentStatus): RedisStatus {
-    if (!this.settings.redisUrl) return 'not_configured';
+  /** Redis holds the shared state when configured, so its health is the store's, with the topology the probe saw. */
+  private redisHealth(store: ComponentStatus, topology: StoreTopology | undefined): RedisHealth {
+    const redis = this.settings.redis;
+    if (!redis) return { status: 'not_configured' };
     // A configured Redis that the store does not use would be a misconfiguration, not health.
-    return this.store.kind === 'redis' ? store : 'error';
+    const status = this.store.kind === 'redis' ? store : 'error';
+    return { status, mode: redis.mode, nodes: status === 'ok' ? (topology?.nodes ?? 0) : 0 };
   }
 
-  private async storeStatus(): Promise<ComponentStatus> {
+  private async storeStatus(): Promise<{ status: ComponentStatus; topology?: StoreTopology }> {
     let problem: string | undefined;
+    let topology: StoreTopology | undefined;
     try {
-      await withTimeout(
+      topology = await withTimeout(
         () => this.store.probe(),
         CHECK_TIMEOUT_MS,
         `The store did not answer within ${CHECK_TIMEOUT_MS} ms`,
@@ -55,7 +58,7 @@ export class HealthService implements BeforeApplicationShutdown {
     }
     const status: ComponentStatus = problem === undefined ? 'ok' : 'error';
     this.logTransition(status, problem);
-    return status;
+    return { status, topology };
   }
 
   /** One line when the store turns bad or recovers, not one per probe. */

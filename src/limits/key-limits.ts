@@ -1,4 +1,5 @@
 import type { PlanLimits, Settings } from '../settings/settings';
+import { RedisKeys } from '../store/redis.keys';
 
 /** What limits need to know of a key: its id, its plan and its own limits (an API key has them). */
 export interface LimitedKey {
@@ -28,9 +29,12 @@ export interface KeyRateBudget {
   limit: number;
 }
 
-/** The storage key of a key's budget: one per key across every route and protocol. */
+/**
+ * The storage key of a key's budget: one per key across every route and protocol. On Redis it
+ * carries the key's hash tag, so the budget lives in the key's Cluster slot.
+ */
 export function keyRateStorageKey(keyId: string): string {
-  return `rate:${KEY_THROTTLER}:key:${keyId}`;
+  return RedisKeys.rate(keyId);
 }
 
 /**

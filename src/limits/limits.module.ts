@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import type Redis from 'ioredis';
-import { REDIS_CLIENT } from '../store/redis.connection';
+import { REDIS_CLIENT, RedisClient } from '../store/redis.connection';
 import { Clock, SystemClock } from './clock';
 import { KeyRateLimiter } from './key-rate-limiter';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
@@ -20,7 +19,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
       // instance; otherwise in memory (one process).
       provide: ThrottlerStorage,
       inject: [REDIS_CLIENT],
-      useFactory: (redis: Redis | null) =>
+      useFactory: (redis: RedisClient | null) =>
         redis ? new RedisThrottlerStorage(redis) : new MemoryThrottlerStorage(),
     },
     QuotaService,

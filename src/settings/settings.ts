@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import proxyAddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
+import { loadRedisKeyPrefix, loadRedisSettings, RedisSettings } from './redis.settings';
+import { SettingsError } from './settings.error';
 
 /** The process environment, injectable so that tests can start an app with an environment of their own. */
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
@@ -23,7 +25,8 @@ export interface Settings {
   configFile?: string;
   /** CONFIG_FILE parsed, once: `limits:` is read here, the rest is the configuration tree's layer. */
   configDocument?: unknown;
-  redisUrl?: string;
+  /** Unset: the embedded SQLite store. Set: all shared state in Redis (single, Sentinel or Cluster). */
+  redis?: RedisSettings;
   /** Prefix of every Redis key and channel: several deployments (or tests) can share one Redis. */
   redisKeyPrefix: string;
   /** The `trust proxy` value (Express's, which Fastify's `trustProxy` takes too): how many proxies (or which) to trust for the client address. */
@@ -68,7 +71,7 @@ export const DEFAULT_PLANS: Record<string, PlanLimits> = {
   unlimited: { daily_limit: null, rate_limit: 1_000 },
 };
 
-export class SettingsError extends Error {}
+export { SettingsError };
 
 function intFrom(env: Environment, name: string, fallback: number, min = 0): number {
   const raw = env[name];
@@ -214,22 +217,12 @@ export function loadSettings(env: Environment): Settings {
       : (checkLimit('limits.auth_failures_per_minute', fileAuthLimit, false) as number),
     1,
   );
-  const redisUrl = env.REDIS_URL || undefined;
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) {
-    throw new SettingsError(`Invalid environment: REDIS_URL must start with redis:// or rediss://`);
-  }
-  const redisKeyPrefix = env.REDIS_KEY_PREFIX ?? 'tis:';
-  if (!/^[A-Za-z0-9:_.{}-]{1,64}$/.test(redisKeyPrefix)) {
-    throw new SettingsError(
-      `Invalid environment: REDIS_KEY_PREFIX must be 1 to 64 of letters, digits and ':_.{}-', got '${redisKeyPrefix}'`,
-    );
-  }
   return {
     dataDir: resolve(env.DATA_DIR || './data'),
     configFile,
     configDocument,
-    redisUrl,
-    redisKeyPrefix,
+    redis: loadRedisSettings(env),
+    redisKeyPrefix: loadRedisKeyPrefix(env),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     plans,
     defaultPlan,

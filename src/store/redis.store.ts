@@ -1,13 +1,18 @@
-import type Redis from 'ioredis';
+import Redis, { ChainableCommander, Cluster } from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { describeRedisTarget } from '../settings/redis.settings';
 import type { Settings } from '../settings/settings';
 import {
+  asStoreError,
   closeRedis,
   connectRedis,
   createRedisClient,
-  redactRedisUrl,
+  parseInfo,
+  RedisClient,
   redisCall,
 } from './redis.connection';
+import { idOfIndexMember, indexMember, RedisKeys } from './redis.keys';
+import { SCRIPTS } from './redis.scripts';
 import { USAGE_KEEP_DAYS } from './sqlite.store';
 import {
   ApiKeyRecord,
@@ -20,183 +25,14 @@ import {
   NewKeyRecord,
   QuotaResult,
   Store,
+  StoreTopology,
   StoreUnavailableError,
 } from './store';
 
-/**
- * Lua scripts: each runs atomically on the Redis server, so several instances never interleave
- * inside one of them. KEYS are prefixed by the client's keyPrefix; ARGV are not.
- */
-const SCRIPTS = {
-  /** KEYS: hash->id index, the key's record. ARGV: only-if-empty flag, hash, id, field/value pairs. */
-  tisInsertKey: {
-    numberOfKeys: 2,
-    lua: `
-      if ARGV[1] == '1' and redis.call('HLEN', KEYS[1]) > 0 then return 0 end
-      if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
-        return redis.error_reply('ERR an API key with this id or hash already exists')
-      end
-      redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
-      redis.call('HSET', KEYS[2], unpack(ARGV, 4))
-      return 1`,
-  },
-  /** KEYS: the key's record. ARGV: time. The first revocation time is kept. */
-  tisRevokeKey: {
-    numberOfKeys: 1,
-    lua: `
-      if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-      redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1])
-      return 1`,
-  },
-  /** KEYS: the key's record. ARGV: time. Never creates a record for an unknown id. */
-  tisTouchKey: {
-    numberOfKeys: 1,
-    lua: `
-      if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_used_at', ARGV[1]) end
-      return 0`,
-  },
-  /** KEYS: overrides hash. ARGV: channel, origin, field, JSON value (absent: delete). Write and announce as one. */
-  tisWriteOverride: {
-    numberOfKeys: 1,
-    lua: `
-      if ARGV[4] then redis.call('HSET', KEYS[1], ARGV[3], ARGV[4]) else redis.call('HDEL', KEYS[1], ARGV[3]) end
-      redis.call('PUBLISH', ARGV[1], ARGV[2])
-      return 1`,
-  },
-  /**
-   * KEYS: the day's counter. ARGV: limit (-1: none), seconds to keep the counter.
-   * Increments only while below the limit; returns {counted 1|0, used}.
-   */
-  tisConsumeQuota: {
-    numberOfKeys: 1,
-    lua: `
-      local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-      local limit = tonumber(ARGV[1])
-      if limit >= 0 and used >= limit then return {0, used} end
-      used = redis.call('INCR', KEYS[1])
-      if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-      return {1, used}`,
-  },
-  /**
-   * KEYS: the key's record. ARGV: field/value pairs to set, then '--', then fields to delete.
-   * Never creates a record for an unknown id.
-   */
-  tisUpdateKey: {
-    numberOfKeys: 1,
-    lua: `
-      if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-      local i = 1
-      while ARGV[i] ~= '--' do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2 end
-      i = i + 1
-      while ARGV[i] do redis.call('HDEL', KEYS[1], ARGV[i]); i = i + 1 end
-      return 1`,
-  },
-  /**
-   * KEYS: hash->id index, the key's record. ARGV: id, new hash, new prefix, previous hash to keep
-   * ('' for none), its expiry. Hashes no longer accepted leave the index.
-   */
-  tisRotateKey: {
-    numberOfKeys: 2,
-    lua: `
-      if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-      local current = redis.call('HGET', KEYS[2], 'hash')
-      local older = redis.call('HGET', KEYS[2], 'previous_hash')
-      if older and older ~= ARGV[4] then redis.call('HDEL', KEYS[1], older) end
-      if current and current ~= ARGV[4] then redis.call('HDEL', KEYS[1], current) end
-      redis.call('HSET', KEYS[1], ARGV[2], ARGV[1])
-      redis.call('HSET', KEYS[2], 'hash', ARGV[2], 'prefix', ARGV[3])
-      if ARGV[4] == '' then
-        redis.call('HDEL', KEYS[2], 'previous_hash', 'previous_key_expires_at')
-      else
-        redis.call('HSET', KEYS[2], 'previous_hash', ARGV[4], 'previous_key_expires_at', ARGV[5])
-      end
-      return 1`,
-  },
-  /**
-   * KEYS: the entry counter, the log (sorted set, score = id). ARGV: the entry as JSON without
-   * its id, the oldest time kept (ISO). Returns the new id; forgets up to 100 old entries a call.
-   */
-  tisAppendAudit: {
-    numberOfKeys: 2,
-    lua: `
-      local id = redis.call('INCR', KEYS[1])
-      local entry = cjson.decode(ARGV[1])
-      entry['id'] = id
-      redis.call('ZADD', KEYS[2], id, cjson.encode(entry))
-      for _, old in ipairs(redis.call('ZRANGE', KEYS[2], 0, 99)) do
-        if cjson.decode(old)['at'] >= ARGV[2] then break end
-        redis.call('ZREM', KEYS[2], old)
-      end
-      return id`,
-  },
-  /**
-   * KEYS: the key's entries (hash scope -> JSON), their expiry times (sorted set).
-   * ARGV: scope, fingerprint, token, now (ms), marker expiry (ms), cap.
-   * Returns {state, status, body}.
-   */
-  tisBeginIdempotent: {
-    numberOfKeys: 2,
-    lua: `
-      for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[4], 'LIMIT', 0, 100)) do
-        redis.call('HDEL', KEYS[1], gone)
-        redis.call('ZREM', KEYS[2], gone)
-      end
-      local found = redis.call('HGET', KEYS[1], ARGV[1])
-      if found then
-        local e = cjson.decode(found)
-        if e['f'] ~= ARGV[2] then return {'mismatch'} end
-        if not e['s'] then return {'in_progress'} end
-        return {'done', tostring(e['s']), e['b']}
-      end
-      if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[6]) then return {'full'} end
-      redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({f = ARGV[2], t = ARGV[3]}))
-      redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-      if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) - tonumber(ARGV[4]) then
-        redis.call('PEXPIREAT', KEYS[1], ARGV[5])
-        redis.call('PEXPIREAT', KEYS[2], ARGV[5])
-      end
-      return {'started'}`,
-  },
-  /**
-   * KEYS: as above. ARGV: scope, token, status ('' to release), body, kept until (ms).
-   * Only the run that holds the marker completes or releases it.
-   */
-  tisEndIdempotent: {
-    numberOfKeys: 2,
-    lua: `
-      local found = redis.call('HGET', KEYS[1], ARGV[1])
-      if not found then return 0 end
-      local e = cjson.decode(found)
-      if e['t'] ~= ARGV[2] or e['s'] then return 0 end
-      if ARGV[3] == '' then
-        redis.call('HDEL', KEYS[1], ARGV[1])
-        redis.call('ZREM', KEYS[2], ARGV[1])
-        return 1
-      end
-      e['s'] = tonumber(ARGV[3])
-      e['b'] = ARGV[4]
-      redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(e))
-      redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-      -- Kept 24 h from now: no entry of the key lives longer, so the whole key may expire then.
-      redis.call('PEXPIREAT', KEYS[1], ARGV[5])
-      redis.call('PEXPIREAT', KEYS[2], ARGV[5])
-      return 1`,
-  },
-} as const;
-
-interface ScriptCommands {
-  tisUpdateKey(record: string, ...args: string[]): Promise<number>;
-  tisRotateKey(index: string, record: string, ...args: string[]): Promise<number>;
-  tisAppendAudit(seq: string, log: string, entry: string, keepSince: string): Promise<number>;
-  tisBeginIdempotent(entries: string, expiry: string, ...args: string[]): Promise<string[]>;
-  tisEndIdempotent(entries: string, expiry: string, ...args: string[]): Promise<number>;
-  tisInsertKey(index: string, record: string, ...args: string[]): Promise<number>;
-  tisRevokeKey(record: string, at: string): Promise<number>;
-  tisTouchKey(record: string, at: string): Promise<number>;
-  tisWriteOverride(overrides: string, ...args: string[]): Promise<number>;
-  tisConsumeQuota(counter: string, limit: string, keepSeconds: string): Promise<[number, number]>;
-}
-type StoreClient = Redis & ScriptCommands;
+/** How long a key or configuration write waits for REDIS_WAIT_REPLICAS replicas: else 503. */
+export const WAIT_TIMEOUT_MS = 500;
+/** The initial-key lock outlives any start-up that holds it (commands time out after 3 s). */
+const INITIAL_KEY_LOCK_MS = 60_000;
 
 /**
  * A day's counter lives 91 days from its first call, so the 90 days of the usage history can be
@@ -264,66 +100,44 @@ function decodeKey(fields: Record<string, string>): ApiKeyRecord | undefined {
   };
 }
 
-/** Order of the key list: by creation time, then id. */
-function comparePosition(a: KeyPosition, b: KeyPosition): number {
-  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/** `INFO` text as name -> value. */
-function parseInfo(info: string): Record<string, string> {
-  const entries = info
-    .split(/\r?\n/)
-    .filter((line) => line && !line.startsWith('#'))
-    .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]);
-  return Object.fromEntries(entries) as Record<string, string>;
-}
-
 /**
- * The shared store: all state in one Redis, so several instances serve one deployment.
- * Keys (all under the settings' prefix, `tis:` by default):
- *   keys:by-hash          hash  SHA-256 of a key -> key id (the index; also "which keys exist")
- *   key:<id>              hash  the key's record
- *   config:overrides      hash  configuration key -> JSON value
- *   quota:<id>:<day>      string calls counted for a key on a UTC day (expires after 91 days)
- *   {audit}:seq, {audit}:log  the last audit entry id; the entries (sorted set by id), 90 days
- *   idem:{<id>}, idem:{<id>}:expiry  a key's idempotency entries (hash scope -> JSON) and their
- *                         expiry times (sorted set); both expire with their last entry
- *   {rate:...}:hits       the throttler's counters (src/limits/redis-throttler.storage.ts)
+ * The shared store: all state in Redis, so several instances serve one deployment. One Redis, a
+ * master behind Sentinels or a Redis Cluster: the same code on each (the key layout of
+ * redis.keys.ts keeps every script on one slot, and nothing uses KEYS or a cross-slot command).
+ *
+ * Key and configuration writes are durable under REDIS_WAIT_REPLICAS: each is followed, in the same
+ * round trip and on the same node, by `WAIT n 500`, and fewer acknowledgements are a 503. Quota
+ * counts, rate windows, last-used times, audit entries and idempotency entries do not wait.
+ *
  * Channel `<prefix>config:overrides`: every override write is announced there; each instance's
- * subscriber connection calls the override listeners, so a change is seen everywhere at once.
+ * subscriber connection calls the override listeners, so a change is seen everywhere at once (on a
+ * Cluster, a PUBLISH reaches the subscribers of every node).
  */
 export class RedisStore extends Store {
-  private static readonly INDEX = 'keys:by-hash';
-  private static readonly OVERRIDES = 'config:overrides';
-  /** The audit trail's counter and entries: one hash tag, one Cluster slot. */
-  private static readonly AUDIT_SEQ = '{audit}:seq';
-  private static readonly AUDIT_LOG = '{audit}:log';
-
   readonly kind = 'redis' as const;
   /** Tells this instance's own announcements apart: its listeners were already called. */
   private readonly origin = randomUUID();
   private readonly channel: string;
-  private readonly client: StoreClient;
+  private readonly waitReplicas: number;
 
   private constructor(
-    client: Redis,
-    private readonly subscriber: Redis,
+    private readonly client: RedisClient,
+    private readonly subscriber: RedisClient,
     private readonly settings: Settings,
   ) {
     super();
     for (const [name, script] of Object.entries(SCRIPTS)) {
       client.defineCommand(name, script);
     }
-    this.client = client as StoreClient;
     this.channel = `${settings.redisKeyPrefix}config:overrides`;
+    this.waitReplicas = settings.redis?.waitReplicas ?? 0;
   }
 
   /**
    * Connects the given command connection and a subscriber of its own, and waits until both answer.
    * On failure both are closed (no reconnection timers left behind) and StoreUnavailableError is thrown.
    */
-  static async open(client: Redis, settings: Settings): Promise<RedisStore> {
+  static async open(client: RedisClient, settings: Settings): Promise<RedisStore> {
     const subscriber = createRedisClient(settings, 'subscriber');
     const store = new RedisStore(client, subscriber, settings);
     try {
@@ -349,55 +163,112 @@ export class RedisStore extends Store {
     });
   }
 
+  private get mode(): StoreTopology['mode'] {
+    return this.settings.redis?.mode ?? 'single';
+  }
+
+  /** Where the data is: the URL without its password, the Sentinels and the master they name now, or the cluster's seeds. */
   describe(): string {
-    return `${redactRedisUrl(this.settings.redisUrl ?? '')} (key prefix '${this.settings.redisKeyPrefix}')`;
+    const redis = this.settings.redis;
+    const where = redis ? describeRedisTarget(redis) : '(no Redis configured)';
+    const now =
+      this.client instanceof Cluster
+        ? `, ${this.client.nodes('master').length} masters and ${this.client.nodes('slave').length} replicas`
+        : this.mode === 'sentinel' && this.client.stream?.remoteAddress
+          ? `, master now ${this.client.stream.remoteAddress}:${this.client.stream.remotePort}`
+          : '';
+    return `${where} (key prefix '${this.settings.redisKeyPrefix}'${now})`;
   }
 
-  private recordKey(id: string): string {
-    return `key:${id}`;
+  /**
+   * One write, made durable when REDIS_WAIT_REPLICAS asks it: `WAIT` follows in the same pipeline,
+   * which on a Cluster goes to the node of the write's slot. Returns the write's reply.
+   */
+  private async durable<T>(
+    write: (pipeline: ChainableCommander) => ChainableCommander,
+  ): Promise<T> {
+    const pipeline = write(this.client.pipeline());
+    if (this.waitReplicas > 0) pipeline.wait(this.waitReplicas, WAIT_TIMEOUT_MS);
+    const results = (await redisCall(pipeline.exec())) ?? [];
+    for (const [error] of results) if (error) throw asStoreError(error);
+    if (this.waitReplicas > 0) {
+      const acknowledged = Number(results[1]?.[1]);
+      if (!(acknowledged >= this.waitReplicas)) {
+        throw new StoreUnavailableError(
+          `Redis: ${acknowledged} of ${this.waitReplicas} replica(s) acknowledged the write within ${WAIT_TIMEOUT_MS} ms`,
+        );
+      }
+    }
+    return results[0]?.[1] as T;
   }
 
-  private async insert(key: NewKeyRecord, onlyIfEmpty: boolean): Promise<boolean> {
-    const inserted = await redisCall(
-      this.client.tisInsertKey(
-        RedisStore.INDEX,
-        this.recordKey(key.id),
-        onlyIfEmpty ? '1' : '0',
-        key.hash,
+  /**
+   * Record first, then the index, then the secret's lookup: each step is one slot, and a key is
+   * usable only once all three are written. A start that died in between leaves a record without
+   * a lookup (a key no secret opens), which doctor reports.
+   */
+  private async insert(key: NewKeyRecord): Promise<void> {
+    await this.durable((p) => p.tisInsertRecord(RedisKeys.record(key.id), ...encodeKey(key)));
+    await this.durable((p) => p.zadd(RedisKeys.keyIndex, 0, indexMember(key)));
+    const set = await this.durable<string | null>((p) =>
+      p.set(RedisKeys.hashLookup(key.hash), key.id, 'NX'),
+    );
+    if (set !== 'OK') throw new Error('An API key with this hash already exists');
+  }
+
+  insertKey(key: NewKeyRecord): Promise<void> {
+    return this.insert(key);
+  }
+
+  /**
+   * One instance wins the initial-key lock (SET NX), and only while no key exists; it then inserts.
+   * A winner that fails to insert gives the lock back.
+   */
+  async insertKeyIfNone(key: NewKeyRecord): Promise<boolean> {
+    const claimed = await redisCall(
+      this.client.tisClaimInitialKey(
+        RedisKeys.keyIndex,
+        RedisKeys.initialKeyLock,
         key.id,
-        ...encodeKey(key),
+        String(INITIAL_KEY_LOCK_MS),
       ),
     );
-    return inserted === 1;
+    if (claimed !== 1) return false;
+    try {
+      await this.insert(key);
+    } catch (error) {
+      // The next start may try again at once (say a replica had not yet acknowledged the write).
+      await this.client.del(RedisKeys.initialKeyLock).catch(() => undefined);
+      throw error;
+    }
+    return true;
   }
 
-  async insertKey(key: NewKeyRecord): Promise<void> {
-    await this.insert(key, false);
-  }
-
-  insertKeyIfNone(key: NewKeyRecord): Promise<boolean> {
-    return this.insert(key, true);
-  }
-
+  /**
+   * The lookup names a key id; the record decides. A lookup left behind by a rotation that died
+   * half-way, or one whose hash the record no longer holds, opens nothing.
+   */
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const id = await redisCall(this.client.hget(RedisStore.INDEX, hash));
-    return id === null ? undefined : this.findKeyById(id);
+    const id = await redisCall(this.client.get(RedisKeys.hashLookup(hash)));
+    if (id === null) return undefined;
+    const record = await this.findKeyById(id);
+    return record && (record.hash === hash || record.previous_hash === hash) ? record : undefined;
   }
 
   async findKeyById(id: string): Promise<ApiKeyRecord | undefined> {
-    return decodeKey(await redisCall(this.client.hgetall(this.recordKey(id))));
+    return decodeKey(await redisCall(this.client.hgetall(RedisKeys.record(id))));
   }
 
-  /** The index holds each key's hash (and a rotated key's previous one): ids once each, in order. */
+  /** A page of the index (sorted by `(created_at, id)` in Redis), then each record from its own slot. */
   async listKeys(page: { after?: KeyPosition; limit?: number } = {}): Promise<ApiKeyRecord[]> {
-    const ids = [...new Set(await redisCall(this.client.hvals(RedisStore.INDEX)))];
-    const records = await Promise.all(ids.map((id) => this.findKeyById(id)));
-    const after = page.after;
-    const sorted = records
-      .filter((r): r is ApiKeyRecord => r !== undefined)
-      .filter((r) => !after || comparePosition(r, after) > 0)
-      .sort(comparePosition);
-    return page.limit === undefined ? sorted : sorted.slice(0, page.limit);
+    const min = page.after ? `(${indexMember(page.after)}` : '-';
+    const members = await redisCall(
+      page.limit === undefined
+        ? this.client.zrangebylex(RedisKeys.keyIndex, min, '+')
+        : this.client.zrangebylex(RedisKeys.keyIndex, min, '+', 'LIMIT', 0, page.limit),
+    );
+    const records = await Promise.all(members.map((m) => this.findKeyById(idOfIndexMember(m))));
+    return records.filter((r): r is ApiKeyRecord => r !== undefined);
   }
 
   async updateKey(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined> {
@@ -408,35 +279,49 @@ export class RedisStore extends Store {
       if (value === null) unset.push(field);
       else set.push(field, encodeField(field, value));
     }
-    await redisCall(this.client.tisUpdateKey(this.recordKey(id), ...set, '--', ...unset));
+    await this.durable((p) => p.tisUpdateKey(RedisKeys.record(id), ...set, '--', ...unset));
     return this.findKeyById(id);
   }
 
+  /**
+   * The record first (it decides which secrets open the key), then the lookups: the new secret's,
+   * the kept one's expiry at the end of its grace, and the removal of those no longer accepted.
+   */
   async rotateKey(id: string, rotation: KeyRotation): Promise<ApiKeyRecord | undefined> {
-    await redisCall(
-      this.client.tisRotateKey(
-        RedisStore.INDEX,
-        this.recordKey(id),
-        id,
+    const dropped = await this.durable<string[] | null>((p) =>
+      p.tisRotateKey(
+        RedisKeys.record(id),
         rotation.hash,
         rotation.prefix,
         rotation.previous_hash ?? '',
         rotation.previous_key_expires_at ?? '',
       ),
     );
+    if (dropped === null) return undefined;
+    await this.durable((p) => p.set(RedisKeys.hashLookup(rotation.hash), id));
+    const steps = dropped.map((hash) => this.durable((p) => p.del(RedisKeys.hashLookup(hash))));
+    const graceEnd = Date.parse(rotation.previous_key_expires_at ?? '');
+    if (rotation.previous_hash && Number.isFinite(graceEnd)) {
+      steps.push(
+        this.durable((p) =>
+          p.pexpireat(RedisKeys.hashLookup(rotation.previous_hash ?? ''), graceEnd),
+        ),
+      );
+    }
+    await Promise.all(steps);
     return this.findKeyById(id);
   }
 
   async revokeKey(id: string, at: string): Promise<boolean> {
-    return (await redisCall(this.client.tisRevokeKey(this.recordKey(id), at))) === 1;
+    return (await this.durable<number>((p) => p.tisRevokeKey(RedisKeys.record(id), at))) === 1;
   }
 
   async touchKey(id: string, at: string): Promise<void> {
-    await redisCall(this.client.tisTouchKey(this.recordKey(id), at));
+    await redisCall(this.client.tisTouchKey(RedisKeys.record(id), at));
   }
 
   async getOverrides(): Promise<Record<string, unknown>> {
-    const stored = await redisCall(this.client.hgetall(RedisStore.OVERRIDES));
+    const stored = await redisCall(this.client.hgetall(RedisKeys.overrides));
     return Object.fromEntries(
       Object.entries(stored).map(([key, value]) => [key, JSON.parse(value) as unknown]),
     );
@@ -452,14 +337,14 @@ export class RedisStore extends Store {
 
   private async writeOverride(key: string, json?: string): Promise<void> {
     const args = [this.channel, this.origin, key, ...(json === undefined ? [] : [json])];
-    await redisCall(this.client.tisWriteOverride(RedisStore.OVERRIDES, ...args));
+    await this.durable((p) => p.tisWriteOverride(RedisKeys.overrides, ...args));
     this.notifyOverridesChanged();
   }
 
   async consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult> {
     const [counted, used] = await redisCall(
       this.client.tisConsumeQuota(
-        `quota:${keyId}:${day}`,
+        RedisKeys.quota(keyId, day),
         String(limit ?? -1),
         String(QUOTA_KEEP_SECONDS),
       ),
@@ -468,20 +353,23 @@ export class RedisStore extends Store {
   }
 
   async getUsage(keyId: string, day: string): Promise<number> {
-    return Number((await redisCall(this.client.get(`quota:${keyId}:${day}`))) ?? 0);
+    return Number((await redisCall(this.client.get(RedisKeys.quota(keyId, day)))) ?? 0);
   }
 
+  /** One MGET: a key's days share its slot. */
   async getUsageDays(keyId: string, days: string[]): Promise<number[]> {
     if (!days.length) return [];
-    const counts = await redisCall(this.client.mget(days.map((day) => `quota:${keyId}:${day}`)));
+    const counts = await redisCall(
+      this.client.mget(days.map((day) => RedisKeys.quota(keyId, day))),
+    );
     return counts.map((count) => Number(count ?? 0));
   }
 
   async appendAudit(entry: Omit<AuditEntry, 'id'>, keepSince: string): Promise<AuditEntry> {
     const id = await redisCall(
       this.client.tisAppendAudit(
-        RedisStore.AUDIT_SEQ,
-        RedisStore.AUDIT_LOG,
+        RedisKeys.auditSeq,
+        RedisKeys.auditLog,
         JSON.stringify(entry),
         keepSince,
       ),
@@ -492,7 +380,7 @@ export class RedisStore extends Store {
   async listAudit(query: { before?: number; limit: number; since: string }): Promise<AuditEntry[]> {
     const max = query.before === undefined ? '+inf' : `(${query.before}`;
     const found = await redisCall(
-      this.client.zrevrangebyscore(RedisStore.AUDIT_LOG, max, '-inf', 'LIMIT', 0, query.limit),
+      this.client.zrevrangebyscore(RedisKeys.auditLog, max, '-inf', 'LIMIT', 0, query.limit),
     );
     return found
       .map((json) => {
@@ -511,7 +399,7 @@ export class RedisStore extends Store {
   ): Promise<IdempotencyBegin> {
     const [state, status, body] = await redisCall(
       this.client.tisBeginIdempotent(
-        ...this.idempotencyKeys(claim.keyId),
+        ...RedisKeys.idempotency(claim.keyId),
         claim.scope,
         claim.fingerprint,
         claim.token,
@@ -532,7 +420,7 @@ export class RedisStore extends Store {
   ): Promise<void> {
     await redisCall(
       this.client.tisEndIdempotent(
-        ...this.idempotencyKeys(claim.keyId),
+        ...RedisKeys.idempotency(claim.keyId),
         claim.scope,
         claim.token,
         String(status),
@@ -545,7 +433,7 @@ export class RedisStore extends Store {
   async releaseIdempotent(claim: IdempotencyClaim): Promise<void> {
     await redisCall(
       this.client.tisEndIdempotent(
-        ...this.idempotencyKeys(claim.keyId),
+        ...RedisKeys.idempotency(claim.keyId),
         claim.scope,
         claim.token,
         '',
@@ -555,78 +443,124 @@ export class RedisStore extends Store {
     );
   }
 
-  private idempotencyKeys(keyId: string): [string, string] {
-    // One hash tag: both keys in one Cluster slot, as the script that uses them together needs.
-    return [`idem:{${keyId}}`, `idem:{${keyId}}:expiry`];
-  }
-
   /** Both connections must be up: without the subscriber, overrides would not reach this instance. */
   async ping(): Promise<void> {
     await redisCall(this.client.ping());
+    this.checkSubscriber();
+  }
+
+  private checkSubscriber(): void {
     if (this.subscriber.status !== 'ready') {
       throw new StoreUnavailableError('Redis cannot be reached: the subscriber connection is down');
     }
   }
 
-  /** A ping and one read (the key index's size): two commands however many keys there are. */
-  async probe(): Promise<void> {
-    await this.ping();
-    await redisCall(this.client.hlen(RedisStore.INDEX));
+  /**
+   * Two commands however many keys there are: a ping (under Sentinel, `INFO replication`, which
+   * also says that the server is still the master and how many replicas follow it) and one read
+   * (the key index's size). A Cluster's node count is the client's slot map: no command.
+   */
+  async probe(): Promise<StoreTopology> {
+    let nodes = 1;
+    if (this.mode === 'sentinel') {
+      const info = parseInfo(await redisCall(this.client.info('replication')));
+      if (info.role !== 'master') {
+        throw new StoreUnavailableError(`Redis: the server named master is a ${info.role}`);
+      }
+      nodes = 1 + Number(info.connected_slaves ?? 0);
+    } else {
+      await redisCall(this.client.ping());
+      if (this.client instanceof Cluster) nodes = this.client.nodes('all').length;
+    }
+    await redisCall(this.client.zcard(RedisKeys.keyIndex));
+    this.checkSubscriber();
+    return { mode: this.mode, nodes };
   }
 
-  /** The key index against the records it names, and whether Redis is failing to persist writes. */
+  /** Each master: a Cluster's every master, else the one server the client talks to. */
+  private masters(): Redis[] {
+    return this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+  }
+
+  /** The key index against the records and lookups, and whether any master is failing to persist writes. */
   async checkIntegrity(): Promise<string[]> {
     const problems = await this.checkKeyIndex();
-    const info = await this.persistenceInfo();
-    if (info.aof_last_write_status && info.aof_last_write_status !== 'ok') {
-      problems.push(
-        `Redis cannot write its AOF file (aof_last_write_status: ${info.aof_last_write_status})`,
-      );
-    }
-    if (info.rdb_last_bgsave_status && info.rdb_last_bgsave_status !== 'ok') {
-      problems.push('The last Redis snapshot (BGSAVE) failed');
+    for (const { node, info } of await this.mastersInfo('persistence')) {
+      if (info.aof_last_write_status && info.aof_last_write_status !== 'ok') {
+        problems.push(
+          `Redis${node} cannot write its AOF file (aof_last_write_status: ${info.aof_last_write_status})`,
+        );
+      }
+      if (info.rdb_last_bgsave_status && info.rdb_last_bgsave_status !== 'ok') {
+        problems.push(`The last Redis snapshot (BGSAVE)${node} failed`);
+      }
     }
     return problems;
   }
 
-  /** Redis settings that can lose data: no AOF, or an eviction policy that may drop keys. */
+  /**
+   * Redis settings that can lose data: no AOF, an eviction policy that may drop keys, or fewer
+   * replicas than REDIS_WAIT_REPLICAS (key and configuration writes then answer 503).
+   */
   override async durabilityWarnings(): Promise<string[]> {
-    const info = await this.persistenceInfo();
     const warnings: string[] = [];
-    if (info.aof_enabled !== '1') {
-      warnings.push(
-        'Redis runs without AOF (appendonly no): keys and counts since the last snapshot are lost if Redis stops',
-      );
-    }
-    const policy = info.maxmemory_policy;
-    if (info.maxmemory && info.maxmemory !== '0' && policy && policy !== 'noeviction') {
-      warnings.push(
-        `Redis may evict keys under memory pressure (maxmemory-policy ${policy}): API keys or quota counters could vanish; use noeviction`,
-      );
+    const masters = await this.mastersInfo('persistence', 'memory', 'replication');
+    for (const { node, info } of masters) {
+      if (info.aof_enabled !== '1') {
+        warnings.push(
+          `Redis${node} runs without AOF (appendonly no): keys and counts since the last snapshot are lost if Redis stops`,
+        );
+      }
+      const policy = info.maxmemory_policy;
+      if (info.maxmemory && info.maxmemory !== '0' && policy && policy !== 'noeviction') {
+        warnings.push(
+          `Redis${node} may evict keys under memory pressure (maxmemory-policy ${policy}): API keys or quota counters could vanish; use noeviction`,
+        );
+      }
+      const replicas = Number(info.connected_slaves ?? 0);
+      if (replicas < this.waitReplicas) {
+        warnings.push(
+          `Redis${node} has ${replicas} connected replica(s) but REDIS_WAIT_REPLICAS is ${this.waitReplicas}: key and configuration changes answer 503 until a replica follows it`,
+        );
+      }
     }
     return warnings;
   }
 
-  private async persistenceInfo(): Promise<Record<string, string>> {
-    return parseInfo(
-      (await redisCall(this.client.info('persistence'))) +
-        (await redisCall(this.client.info('memory'))),
+  /** `INFO` sections of each master; on a Cluster each is named (` node host:port`). */
+  private async mastersInfo(
+    ...sections: string[]
+  ): Promise<{ node: string; info: Record<string, string> }[]> {
+    const named = this.client instanceof Cluster;
+    return Promise.all(
+      this.masters().map(async (master) => {
+        const texts = await Promise.all(sections.map((s) => redisCall(master.info(s))));
+        const node = named ? ` node ${master.options.host}:${master.options.port}` : '';
+        return { node, info: parseInfo(texts.join('\n')) };
+      }),
     );
   }
 
+  /** Every key in the index has a record that agrees, and its current secret has a lookup. */
   private async checkKeyIndex(): Promise<string[]> {
-    const index = Object.entries(await redisCall(this.client.hgetall(RedisStore.INDEX)));
-    const records = await Promise.all(
-      index.map(([, id]) => redisCall(this.client.hgetall(this.recordKey(id)))),
+    const ids = (await redisCall(this.client.zrange(RedisKeys.keyIndex, 0, -1))).map(
+      idOfIndexMember,
     );
-    return index.flatMap(([hash, id], i) => {
-      const fields = records[i];
+    const found = await Promise.all(
+      ids.map(async (id) => {
+        const fields = await redisCall(this.client.hgetall(RedisKeys.record(id)));
+        const lookup = fields.hash
+          ? await redisCall(this.client.get(RedisKeys.hashLookup(fields.hash)))
+          : null;
+        return { id, fields, lookup };
+      }),
+    );
+    return found.flatMap(({ id, fields, lookup }) => {
       if (!fields.id) return [`The key index names ${id}, which has no record`];
-      if (fields.hash !== hash && fields.previous_hash !== hash) {
-        return [`Key ${id}: its record and the index disagree on its hash`];
-      }
       const missing = REQUIRED_KEY_FIELDS.filter((f) => !fields[f]);
-      return missing.length ? [`Key ${id}: its record lacks ${missing.join(', ')}`] : [];
+      if (missing.length) return [`Key ${id}: its record lacks ${missing.join(', ')}`];
+      if (lookup !== id) return [`Key ${id}: no lookup leads from its secret's hash to it`];
+      return [];
     });
   }
 

@@ -473,9 +473,9 @@ export class SqliteStore extends Store {
    * The main connection answers, and the file on disk is still a database: a fresh read-only
    * connection reads its header (the long-lived connection reads its page cache and would not
    * notice the file being deleted or overwritten, which the next start would). One page, whatever
-   * the size of the database.
+   * the size of the database. No Redis: no topology.
    */
-  probe(): Promise<void> {
+  probe(): Promise<undefined> {
     return this.run(() => {
       this.db.prepare('SELECT 1').get();
       const check = new Database(this.file, { readonly: true, fileMustExist: true, timeout: 1000 });
@@ -484,6 +484,7 @@ export class SqliteStore extends Store {
       } finally {
         check.close();
       }
+      return undefined;
     });
   }
 

@@ -89,6 +89,13 @@ export interface QuotaResult {
 
 export type OverrideListener = () => void;
 
+/** A Redis store's layout as a health probe sees it: no addresses (anyone may read /health). */
+export interface StoreTopology {
+  mode: 'single' | 'sentinel' | 'cluster';
+  /** Redis servers holding the data: 1; the master and its connected replicas; a cluster's nodes. */
+  nodes: number;
+}
+
 /**
  * All durable and shared state of the service behind one interface. Two backends implement it:
  * SQLite (embedded default) and Redis (shared by several instances). Callers never know which.
@@ -168,8 +175,9 @@ export abstract class Store {
   /**
    * What a health probe asks: a ping and one read of the stored data, the same few commands however
    * many keys the store holds (the full integrity check is doctor's). Throws when either fails.
+   * A Redis store answers its topology; the embedded store, undefined.
    */
-  abstract probe(): Promise<void>;
+  abstract probe(): Promise<StoreTopology | undefined>;
   /** Problems found by the backend's own integrity check (damage, lost writes); empty when intact. */
   abstract checkIntegrity(): Promise<string[]>;
   /** Settings that put data at risk without damaging it yet (Redis without AOF): doctor warns. */

@@ -1,26 +1,55 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** The suite runs against a shared redis-server (jest project `e2e-redis`) when this is set. */
+/**
+ * The environment that points an app at the shared Redis of this jest project (REDIS_URL for
+ * `e2e-redis`; REDIS_SENTINELS or REDIS_CLUSTER_NODES and passwords for the matrix projects), as
+ * its setup file left it in TEST_REDIS_ENV; empty on the SQLite run.
+ */
+function sharedRedisEnv(): Record<string, string> {
+  const json = process.env.TEST_REDIS_ENV;
+  return json ? (JSON.parse(json) as Record<string, string>) : {};
+}
+
+/** The suite runs against a shared Redis (jest projects `e2e-redis`, `e2e-sentinel`, `e2e-cluster`). */
 export function usingSharedRedis(): boolean {
-  return Boolean(process.env.TEST_REDIS_URL);
+  return Boolean(process.env.TEST_REDIS_ENV);
+}
+
+/** The topology of the shared Redis of this run, or undefined on SQLite. */
+export function sharedRedisMode(): 'single' | 'sentinel' | 'cluster' | undefined {
+  const env = sharedRedisEnv();
+  if (env.REDIS_SENTINELS) return 'sentinel';
+  if (env.REDIS_CLUSTER_NODES) return 'cluster';
+  return env.REDIS_URL ? 'single' : undefined;
 }
 
 /**
- * REDIS_URL and a key prefix for an app on `dataDir`, when the suite runs against Redis. The prefix
- * follows the data directory: a fresh directory is a fresh, empty store (as with SQLite), an app
- * restarted on the same directory finds its data again, and the CLI given that DATA_DIR works on
- * the same store. Two instances of one deployment share a directory, or pass REDIS_KEY_PREFIX.
+ * The shared Redis's variables and a key prefix for an app on `dataDir`, when the suite runs
+ * against Redis. The prefix follows the data directory: a fresh directory is a fresh, empty store
+ * (as with SQLite), an app restarted on the same directory finds its data again, and the CLI given
+ * that DATA_DIR works on the same store. Two instances of one deployment share a directory, or pass
+ * REDIS_KEY_PREFIX.
  */
 export function redisTestEnv(dataDir?: string): Record<string, string> {
-  const url = process.env.TEST_REDIS_URL;
-  if (!url) return {};
-  if (!dataDir) return { REDIS_URL: url };
-  return { REDIS_URL: url, REDIS_KEY_PREFIX: prefixFor(dataDir) };
+  const env = sharedRedisEnv();
+  if (!dataDir || !usingSharedRedis()) return env;
+  return { ...env, REDIS_KEY_PREFIX: prefixFor(dataDir) };
+}
+
+/**
+ * setupFiles of a Redis jest project: the environment its globalSetup published under `variable`
+ * becomes this worker's TEST_REDIS_ENV. Fails loudly rather than silently run the project on SQLite.
+ */
+export function useSharedRedis(variable: string): void {
+  const env = process.env[variable];
+  if (!env)
+    throw new Error(`${variable}: the shared Redis of globalSetup is not known to this worker`);
+  process.env.TEST_REDIS_ENV = env;
 }
 
 export function prefixFor(dataDir: string): string {
@@ -28,13 +57,17 @@ export function prefixFor(dataDir: string): string {
 }
 
 export interface RedisServerOptions {
-  /** Started with `requirepass`: the URL carries the password. */
+  /** Started with `requirepass` (and `masterauth`, for a replica): the URL carries the password. */
   password?: string;
   /** AOF on (the default here) or off, as a stock Redis runs. */
   appendonly?: boolean;
+  /** More arguments (`--replicaof`, `--cluster-enabled`...). */
+  args?: string[];
+  /** A Sentinel: this configuration is written to its directory and run with `--sentinel`. */
+  sentinelConfig?: string;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();
@@ -52,6 +85,22 @@ function freePort(): Promise<number> {
 
 const STARTUP_TIMEOUT_MS = 15_000;
 const STOP_TIMEOUT_MS = 10_000;
+
+/**
+ * A watchdog for a server: a shell reading a pipe from this process kills the server when the pipe
+ * closes, that is when this process ends without having stopped it (a jest worker killed or crashed
+ * mid-file), so that no redis-server outlives its test run. (An 'exit' handler would not do: jest
+ * gives test files a process object of their own that never emits it.)
+ */
+function watchdog(server: ChildProcess): void {
+  const dog = spawn('sh', ['-c', `cat > /dev/null; kill -9 ${server.pid} 2>/dev/null`], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  dog.unref();
+  (dog.stdin as Socket).unref();
+  // Stopped with its server: it must never kill a later process that got the same pid.
+  server.once('exit', () => dog.kill('SIGKILL'));
+}
 
 /**
  * A real redis-server for tests: loopback only, a free port, its own temporary directory, AOF on and
@@ -93,13 +142,25 @@ export class RedisServer {
   }
 
   private launch(): Promise<void> {
-    const args = [
+    const sentinel = this.options.sentinelConfig;
+    const args = sentinel
+      ? [this.writeSentinelConfig(sentinel), '--sentinel']
+      : [
+          ...['--appendonly', this.options.appendonly === false ? 'no' : 'yes'],
+          ...['--save', ''],
+          ...(this.options.password
+            ? ['--requirepass', this.options.password, '--masterauth', this.options.password]
+            : []),
+        ];
+    args.push(
       ...['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir],
-      ...['--appendonly', this.options.appendonly === false ? 'no' : 'yes'],
-      ...['--save', '', '--daemonize', 'no'],
-      ...(this.options.password ? ['--requirepass', this.options.password] : []),
-    ];
+      ...['--daemonize', 'no'],
+      ...(this.options.args ?? []),
+    );
+    // A Sentinel prints no "Ready" line: it is ready once it monitors its master.
+    const readyLine = sentinel ? '+monitor master' : 'Ready to accept connections';
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    watchdog(child);
     return new Promise<void>((ready, fail) => {
       let output = '';
       const timer = setTimeout(() => {
@@ -109,7 +170,7 @@ export class RedisServer {
       const onData = (chunk: Buffer) => {
         if (this.child === child) return; // started: its log is of no more interest
         output += chunk.toString();
-        if (output.includes('Ready to accept connections')) {
+        if (output.includes(readyLine)) {
           clearTimeout(timer);
           this.child = child;
           ready();
@@ -129,16 +190,28 @@ export class RedisServer {
     });
   }
 
+  /** A Sentinel rewrites its configuration file: it gets a copy of its own. */
+  private writeSentinelConfig(text: string): string {
+    const file = join(this.dir, 'sentinel.conf');
+    writeFileSync(file, text);
+    return file;
+  }
+
   /** SIGTERM and wait: Redis flushes its AOF and exits. */
-  async stop(): Promise<void> {
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const child = this.child;
     if (!child) return;
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     const force = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    child.kill('SIGTERM');
+    child.kill(signal);
     await exited;
     clearTimeout(force);
     this.child = undefined;
+  }
+
+  /** SIGKILL: the server dies at once, as a crashed or unplugged machine would, writing nothing more. */
+  kill(): Promise<void> {
+    return this.stop('SIGKILL');
   }
 
   /** Starts again on the same port and directory: the data comes back from the AOF. */

@@ -31,7 +31,7 @@ describe('StoreCheck', () => {
 
   it('fails when the store cannot be reached', async () => {
     const store = open();
-    jest.spyOn(store, 'ping').mockRejectedValue(new StoreUnavailableError('connection refused'));
+    jest.spyOn(store, 'probe').mockRejectedValue(new StoreUnavailableError('connection refused'));
     const outcome = await new StoreCheck(store).run();
     expect(outcome).toMatchObject({ status: 'fail' });
     expect(outcome.message).toContain('cannot be reached: connection refused');

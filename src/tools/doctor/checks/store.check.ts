@@ -4,7 +4,9 @@ import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doc
 
 /**
  * The store answers and its own integrity check finds nothing (SQLite quick_check, Redis key index);
- * settings that risk data (Redis without AOF) are a warning.
+ * settings that risk data (Redis without AOF, fewer replicas than REDIS_WAIT_REPLICAS) are a
+ * warning. On Redis the message names the topology: the Sentinels and the master they name now, or
+ * the cluster's masters and replicas.
  */
 @DoctorCheck({ order: 60 })
 @Injectable()
@@ -14,9 +16,12 @@ export class StoreCheck implements HealthCheck {
   constructor(private readonly store: Store) {}
 
   async run(): Promise<CheckOutcome> {
-    const where = `${this.store.kind} store ${this.store.describe()}`;
+    let where = `${this.store.kind} store ${this.store.describe()}`;
     try {
-      await this.store.ping();
+      const topology = await this.store.probe();
+      // Described again: the master a Sentinel names is known once the probe has reached it.
+      where = `${this.store.kind} store ${this.store.describe()}`;
+      if (topology) where += ` [${topology.mode}, ${topology.nodes} node(s)]`;
       const problems = await this.store.checkIntegrity();
       if (problems.length) {
         return fail(

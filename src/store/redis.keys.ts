@@ -1,0 +1,48 @@
+/**
+ * Every Redis key of the service, after the client's key prefix (`tis:` by default). The layout is
+ * the one Redis Cluster needs, and the same on a single Redis and under Sentinel:
+ *
+ *   {h:<sha256>}                 string  a secret's hash -> its key id (the current secret, and a
+ *                                        rotated-out one while its grace runs)
+ *   {<id>}:record                hash    the key's record
+ *   {<id>}:quota:<UTC day>       string  calls counted that day (expires after 91 days)
+ *   {<id>}:rate:<throttler>:hits|blocked  the key's rate-limit window (src/limits/)
+ *   {<id>}:idem, {<id>}:idem:expiry       idempotency entries and their expiry times
+ *   {keys}:index                 zset    `<created_at> <id>` of every key, for the ordered list
+ *   {keys}:initial-lock          string  held by the instance creating the first admin key
+ *   {audit}:seq, {audit}:log     string, zset  the audit trail
+ *   config:overrides             hash    configuration key -> JSON value
+ *   {<throttler key>:<throttler>}:hits|blocked  other throttler counters (failed authentications)
+ *
+ * Key ids are `key_<16 hex>`, so a key's own keys share the hash tag `{key_…}`: its record, quota,
+ * rate and idempotency keys live in one Cluster slot, and every script that touches several of
+ * them runs on one node. The key index and the audit log are one slot each; a secret's lookup is a
+ * slot of its own (known before the key id is).
+ */
+const tag = (id: string) => `{${id}}`;
+
+export const RedisKeys = {
+  hashLookup: (hash: string) => `{h:${hash}}`,
+  record: (id: string) => `${tag(id)}:record`,
+  quota: (id: string, day: string) => `${tag(id)}:quota:${day}`,
+  /** The base of a key's rate-limit counters; the throttler storage appends `:<throttler>:hits`. */
+  rate: (id: string) => `${tag(id)}:rate`,
+  idempotency: (id: string): [entries: string, expiry: string] => [
+    `${tag(id)}:idem`,
+    `${tag(id)}:idem:expiry`,
+  ],
+  keyIndex: '{keys}:index',
+  initialKeyLock: '{keys}:initial-lock',
+  auditSeq: '{audit}:seq',
+  auditLog: '{audit}:log',
+  overrides: 'config:overrides',
+} as const;
+
+/** A key's entry in the index: sorts as `(created_at, id)` (ISO times all have one length). */
+export function indexMember(position: { created_at: string; id: string }): string {
+  return `${position.created_at} ${position.id}`;
+}
+
+export function idOfIndexMember(member: string): string {
+  return member.slice(member.indexOf(' ') + 1);
+}

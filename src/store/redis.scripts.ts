@@ -1,0 +1,209 @@
+import type { Result } from 'ioredis';
+
+/**
+ * Lua scripts: each runs atomically on the Redis server, so several instances never interleave
+ * inside one of them. KEYS are prefixed by the client's keyPrefix; ARGV are not. Every script's
+ * KEYS share one hash tag (see redis.keys.ts), so each runs on one Cluster slot.
+ */
+export const SCRIPTS = {
+  /**
+   * KEYS: the key index, the initial-key lock. ARGV: the key id, how long the lock holds (ms).
+   * The first start against an empty store creates the admin key: one instance wins the lock
+   * (SET NX), and only while no key exists. The lock expires, so a winner that died before writing
+   * its key does not keep every later start from creating one.
+   */
+  tisClaimInitialKey: {
+    numberOfKeys: 2,
+    lua: `
+      if redis.call('ZCARD', KEYS[1]) > 0 then return 0 end
+      if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+      return 1`,
+  },
+  /** KEYS: the key's record. ARGV: field/value pairs. Never overwrites a record. */
+  tisInsertRecord: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 1 then
+        return redis.error_reply('ERR an API key with this id already exists')
+      end
+      redis.call('HSET', KEYS[1], unpack(ARGV))
+      return 1`,
+  },
+  /** KEYS: the key's record. ARGV: time. The first revocation time is kept. */
+  tisRevokeKey: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+      redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1])
+      return 1`,
+  },
+  /** KEYS: the key's record. ARGV: time. Never creates a record for an unknown id. */
+  tisTouchKey: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_used_at', ARGV[1]) end
+      return 0`,
+  },
+  /** KEYS: overrides hash. ARGV: channel, origin, field, JSON value (absent: delete). Write and announce as one. */
+  tisWriteOverride: {
+    numberOfKeys: 1,
+    lua: `
+      if ARGV[4] then redis.call('HSET', KEYS[1], ARGV[3], ARGV[4]) else redis.call('HDEL', KEYS[1], ARGV[3]) end
+      redis.call('PUBLISH', ARGV[1], ARGV[2])
+      return 1`,
+  },
+  /**
+   * KEYS: the day's counter. ARGV: limit (-1: none), seconds to keep the counter.
+   * Increments only while below the limit; returns {counted 1|0, used}.
+   */
+  tisConsumeQuota: {
+    numberOfKeys: 1,
+    lua: `
+      local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+      local limit = tonumber(ARGV[1])
+      if limit >= 0 and used >= limit then return {0, used} end
+      used = redis.call('INCR', KEYS[1])
+      if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+      return {1, used}`,
+  },
+  /**
+   * KEYS: the key's record. ARGV: field/value pairs to set, then '--', then fields to delete.
+   * Never creates a record for an unknown id.
+   */
+  tisUpdateKey: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+      local i = 1
+      while ARGV[i] ~= '--' do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2 end
+      i = i + 1
+      while ARGV[i] do redis.call('HDEL', KEYS[1], ARGV[i]); i = i + 1 end
+      return 1`,
+  },
+  /**
+   * KEYS: the key's record. ARGV: new hash, new prefix, previous hash to keep ('' for none), its
+   * expiry. Returns the hashes the key no longer accepts (their lookups go next), nil for no record.
+   */
+  tisRotateKey: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+      local current = redis.call('HGET', KEYS[1], 'hash')
+      local older = redis.call('HGET', KEYS[1], 'previous_hash')
+      local dropped = {}
+      if older and older ~= ARGV[3] then table.insert(dropped, older) end
+      if current and current ~= ARGV[3] then table.insert(dropped, current) end
+      redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'prefix', ARGV[2])
+      if ARGV[3] == '' then
+        redis.call('HDEL', KEYS[1], 'previous_hash', 'previous_key_expires_at')
+      else
+        redis.call('HSET', KEYS[1], 'previous_hash', ARGV[3], 'previous_key_expires_at', ARGV[4])
+      end
+      return dropped`,
+  },
+  /**
+   * KEYS: the entry counter, the log (sorted set, score = id). ARGV: the entry as JSON without
+   * its id, the oldest time kept (ISO). Returns the new id; forgets up to 100 old entries a call.
+   */
+  tisAppendAudit: {
+    numberOfKeys: 2,
+    lua: `
+      local id = redis.call('INCR', KEYS[1])
+      local entry = cjson.decode(ARGV[1])
+      entry['id'] = id
+      redis.call('ZADD', KEYS[2], id, cjson.encode(entry))
+      for _, old in ipairs(redis.call('ZRANGE', KEYS[2], 0, 99)) do
+        if cjson.decode(old)['at'] >= ARGV[2] then break end
+        redis.call('ZREM', KEYS[2], old)
+      end
+      return id`,
+  },
+  /**
+   * KEYS: the key's entries (hash scope -> JSON), their expiry times (sorted set).
+   * ARGV: scope, fingerprint, token, now (ms), marker expiry (ms), cap.
+   * Returns {state, status, body}.
+   */
+  tisBeginIdempotent: {
+    numberOfKeys: 2,
+    lua: `
+      for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[4], 'LIMIT', 0, 100)) do
+        redis.call('HDEL', KEYS[1], gone)
+        redis.call('ZREM', KEYS[2], gone)
+      end
+      local found = redis.call('HGET', KEYS[1], ARGV[1])
+      if found then
+        local e = cjson.decode(found)
+        if e['f'] ~= ARGV[2] then return {'mismatch'} end
+        if not e['s'] then return {'in_progress'} end
+        return {'done', tostring(e['s']), e['b']}
+      end
+      if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[6]) then return {'full'} end
+      redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({f = ARGV[2], t = ARGV[3]}))
+      redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+      if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) - tonumber(ARGV[4]) then
+        redis.call('PEXPIREAT', KEYS[1], ARGV[5])
+        redis.call('PEXPIREAT', KEYS[2], ARGV[5])
+      end
+      return {'started'}`,
+  },
+  /**
+   * KEYS: as above. ARGV: scope, token, status ('' to release), body, kept until (ms).
+   * Only the run that holds the marker completes or releases it.
+   */
+  tisEndIdempotent: {
+    numberOfKeys: 2,
+    lua: `
+      local found = redis.call('HGET', KEYS[1], ARGV[1])
+      if not found then return 0 end
+      local e = cjson.decode(found)
+      if e['t'] ~= ARGV[2] or e['s'] then return 0 end
+      if ARGV[3] == '' then
+        redis.call('HDEL', KEYS[1], ARGV[1])
+        redis.call('ZREM', KEYS[2], ARGV[1])
+        return 1
+      end
+      e['s'] = tonumber(ARGV[3])
+      e['b'] = ARGV[4]
+      redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(e))
+      redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+      -- Kept 24 h from now: no entry of the key lives longer, so the whole key may expire then.
+      redis.call('PEXPIREAT', KEYS[1], ARGV[5])
+      redis.call('PEXPIREAT', KEYS[2], ARGV[5])
+      return 1`,
+  },
+} as const;
+
+/** The scripts as commands of every client and pipeline (ioredis's way of typing defineCommand). */
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    tisClaimInitialKey(
+      index: string,
+      lock: string,
+      id: string,
+      lockMs: string,
+    ): Result<number, Context>;
+    tisInsertRecord(record: string, ...fields: string[]): Result<number, Context>;
+    tisUpdateKey(record: string, ...args: string[]): Result<number, Context>;
+    tisRotateKey(record: string, ...args: string[]): Result<string[] | null, Context>;
+    tisRevokeKey(record: string, at: string): Result<number, Context>;
+    tisTouchKey(record: string, at: string): Result<number, Context>;
+    tisWriteOverride(overrides: string, ...args: string[]): Result<number, Context>;
+    tisConsumeQuota(
+      counter: string,
+      limit: string,
+      keepSeconds: string,
+    ): Result<[number, number], Context>;
+    tisAppendAudit(
+      seq: string,
+      log: string,
+      entry: string,
+      keepSince: string,
+    ): Result<number, Context>;
+    tisBeginIdempotent(
+      entries: string,
+      expiry: string,
+      ...args: string[]
+    ): Result<string[], Context>;
+    tisEndIdempotent(entries: string, expiry: string, ...args: string[]): Result<number, Context>;
+  }
+}
