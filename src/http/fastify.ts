@@ -46,6 +46,9 @@ function createAdapter(settings: Settings): FastifyAdapter {
     logger: false,
     // No Nest middleware runs here: the plumbing below is Fastify's own hooks.
     skipMiddie: true,
+    // While closing, a request on an open connection is served, as on Express (Fastify's own 503
+    // would not be in the `{detail}` shape); new connections are refused either way.
+    return503OnClosing: false,
     // A URL the router cannot decode is answered like any refused request; Fastify runs no hook.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       reply.raw.setHeader('X-Request-Id', request.id);
