@@ -72,6 +72,7 @@ const json = (value: unknown, headers: OutgoingHttpHeaders = {}) => ({
   body: JSON.stringify(value),
 });
 const greet = { name: 'Ada', shout: true };
+const GREET = '/api/v1/services/greet';
 const deep = '['.repeat(40) + ']'.repeat(40);
 
 const CALLS: Call[] = [
@@ -135,17 +136,15 @@ const CALLS: Call[] = [
   },
   {
     name: 'chunked',
-    path: '/api/v1/services/greet',
+    path: GREET,
     as: 'caller',
-    headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-    body: JSON.stringify(greet),
+    ...json(greet, { 'transfer-encoding': 'chunked' }),
   },
   {
     name: 'identity',
-    path: '/api/v1/services/greet',
+    path: GREET,
     as: 'caller',
-    headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
-    body: JSON.stringify(greet),
+    ...json(greet, { 'content-encoding': 'identity' }),
   },
   {
     name: 'not-utf8',
@@ -282,19 +281,12 @@ const CALLS: Call[] = [
     }),
   },
   { name: 'mcp-get', method: 'GET', path: '/mcp', as: 'caller' },
-  {
-    name: 'idempotent',
-    path: '/api/v1/services/greet',
-    as: 'caller',
-    headers: { 'content-type': 'application/json', 'idempotency-key': 'cmp-1' },
-    body: JSON.stringify(greet),
-  },
+  { name: 'idempotent', path: GREET, as: 'caller', ...json(greet, { 'idempotency-key': 'cmp-1' }) },
   {
     name: 'idempotent-replay',
-    path: '/api/v1/services/greet',
+    path: GREET,
     as: 'caller',
-    headers: { 'content-type': 'application/json', 'idempotency-key': 'cmp-1' },
-    body: JSON.stringify(greet),
+    ...json(greet, { 'idempotency-key': 'cmp-1' }),
   },
   { name: 'limited-1', path: '/api/v1/services/greet', as: 'limited', ...json(greet) },
   { name: 'limited-2', path: '/api/v1/services/greet', as: 'limited', ...json(greet) },

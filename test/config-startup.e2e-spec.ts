@@ -1,5 +1,5 @@
 import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -107,6 +107,21 @@ describe('the server process and its configuration (e2e)', () => {
         resolve(res.statusCode ?? 0);
       }).on('error', () => resolve(0));
     });
+  /** The status of the first answer on `port` (0: none before the process exited), then SIGTERM. */
+  const firstAnswer = async (child: ChildProcess, port: number): Promise<number> => {
+    try {
+      let answered = 0;
+      // Bounded: at most 300 polls, 100 ms apart.
+      for (let i = 0; i < 300 && answered === 0 && child.exitCode === null; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        answered = await status(port);
+      }
+      return answered;
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null && child.kill('SIGTERM')) await exited;
+    }
+  };
 
   it('listens on server.host and server.port of the tree', async () => {
     const port = await freePort();
@@ -121,18 +136,7 @@ describe('the server process and its configuration (e2e)', () => {
         stdio: 'ignore',
       },
     );
-    try {
-      let answered = 0;
-      // Bounded: at most 300 polls, 100 ms apart.
-      for (let i = 0; i < 300 && answered === 0 && child.exitCode === null; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        answered = await status(port);
-      }
-      expect(answered).toBe(401);
-    } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      if (child.exitCode === null && child.kill('SIGTERM')) await exited;
-    }
+    expect(await firstAnswer(child, port)).toBe(401);
   });
 
   it.each(['express', 'fastify'])(
@@ -153,19 +157,8 @@ describe('the server process and its configuration (e2e)', () => {
       });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      try {
-        let answered = 0;
-        // Bounded: at most 300 polls, 100 ms apart.
-        for (let i = 0; i < 300 && answered === 0 && child.exitCode === null; i++) {
-          await new Promise((r) => setTimeout(r, 100));
-          answered = await status(port);
-        }
-        expect(answered).toBe(401);
-        expect(output).toContain(`Listening on http://127.0.0.1:${port} with ${adapter}`);
-      } finally {
-        const exited = new Promise((r) => child.once('exit', r));
-        if (child.exitCode === null && child.kill('SIGTERM')) await exited;
-      }
+      expect(await firstAnswer(child, port)).toBe(401);
+      expect(output).toContain(`Listening on http://127.0.0.1:${port} with ${adapter}`);
     },
   );
 
