@@ -9,9 +9,19 @@ export class SystemClock extends Clock {
   }
 }
 
+const DAY_MS = 86_400_000;
+
+/** The last day formatted: every tool call asks for today's. */
+let lastDay = { start: NaN, text: '' };
+
 /** The UTC day a moment falls in, as `YYYY-MM-DD`. */
 export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
+  const ms = at.getTime();
+  const start = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+  if (start !== lastDay.start) {
+    lastDay = { start, text: new Date(start).toISOString().slice(0, 10) };
+  }
+  return lastDay.text;
 }
 
 export function nextUtcMidnight(at: Date): Date {
