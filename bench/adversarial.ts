@@ -627,14 +627,15 @@ const load = (r: CannonResult): Load => ({
 });
 
 function victim(port: number, key: string, durationS: number): Promise<Load> {
-  return autocannon({
+  const run = autocannon({
     url: `http://127.0.0.1:${port}${GREET}`,
     method: 'POST',
     headers: { ...json, ...bearer(key) },
     body: VICTIM_BODY,
     connections: VICTIM_CONNECTIONS,
     duration: durationS,
-  }).then(load);
+  });
+  return Promise.resolve(run).then(load);
 }
 
 interface AttackerOrder {

@@ -20,7 +20,14 @@ export interface CannonResult {
   duration: number;
   statusCodeStats?: Record<string, { count: number }>;
 }
-export type Cannon = (opts: Record<string, unknown>) => Promise<CannonResult>;
+/** A run: awaitable for its result, and an emitter of each answer (`ms` measured with hrtime). */
+export type CannonRun = PromiseLike<CannonResult> & {
+  on(
+    event: 'response',
+    listener: (client: unknown, status: number, bytes: number, ms: number) => void,
+  ): unknown;
+};
+export type Cannon = (opts: Record<string, unknown>) => CannonRun;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const autocannon = require('autocannon') as Cannon;
 

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 
-/** The framework's floor: NestJS on express with one POST route returning greet's JSON. */
+/** The framework's floor: NestJS with one POST route returning greet's JSON (express here). */
 @Controller('api/v1/services')
 class GreetController {
   @Post('greet')
@@ -13,12 +13,13 @@ class GreetController {
   }
 }
 
+/** The same module serves `bare-nest-fastify.ts`. */
 @Module({ controllers: [GreetController] })
-class BareModule {}
+export class BareModule {}
 
 async function main() {
   const app = await NestFactory.create(BareModule, { logger: false });
   app.enableShutdownHooks();
   await app.listen(Number(process.env.PORT), '127.0.0.1');
 }
-void main();
+if (require.main === module) void main();

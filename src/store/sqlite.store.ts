@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { privateDir, privateFile, privateIfPresent } from '../common/private-files';
 import {
@@ -73,8 +74,10 @@ export function dayBefore(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** Quota counts between two WAL checkpoints (see `checkpointNow`). */
+/** Quota counts after which the WAL is synced and checkpointed, off the request (see `afterCount`). */
 const CHECKPOINT_EVERY = 1000;
+/** Quota counts after which the checkpoint runs in the request if the one off it has not yet. */
+export const CHECKPOINT_AT_THE_LATEST = 2 * CHECKPOINT_EVERY;
 
 interface KeyRow extends Omit<ApiKeyRecord, 'scopes' | 'enabled'> {
   scopes: string;
@@ -113,6 +116,10 @@ export class SqliteStore extends Store {
   private readonly stmt;
   private readonly counterStmt;
   private countsSinceCheckpoint = 0;
+  /** The WAL sync and checkpoint in flight, if any (see `afterCount`). */
+  private walSync?: Promise<void>;
+  /** The WAL file, opened for syncing it (never for reading or writing). */
+  private walFile?: FileHandle;
 
   constructor(dataDir: string) {
     super();
@@ -367,7 +374,7 @@ export class SqliteStore extends Store {
           ? undefined
           : (consume.get(keyId, day, limit ?? Number.MAX_SAFE_INTEGER) as number | undefined);
       if (counted !== undefined) {
-        this.checkpointNow();
+        this.afterCount();
         return { allowed: true, used: counted };
       }
       return { allowed: false, used: (usage.get(keyId, day) as number | undefined) ?? 0 };
@@ -375,14 +382,46 @@ export class SqliteStore extends Store {
   }
 
   /**
-   * SQLite's automatic checkpoint does not run here (measured: 3,000 commits left 3,000 frames in
-   * the WAL), so the WAL would grow by a page per tool call and every commit would slow down with
-   * it. A passive checkpoint every 1,000 counts keeps it small and never waits for a reader.
+   * Keeps the WAL bounded without stalling requests. SQLite's automatic checkpoint never runs here:
+   * it is called when a statement steps to its end, and a count (`INSERT … RETURNING` read with
+   * `get`) commits when it is reset instead. Unchecked, the WAL grows by a 4 KiB page per count.
+   *
+   * A checkpoint syncs the WAL, copies its pages into the database file and syncs that. With
+   * `synchronous=NORMAL` nothing else syncs the counts, so after 1,000 counts the WAL holds 4 MB
+   * that the disk has not seen, and that sync is most of the checkpoint (measured: see
+   * docs/performance.md, "WAL checkpoints"). Run inside the 1,000th count, it stalled every
+   * request in flight. So after CHECKPOINT_EVERY counts the WAL file is synced on libuv's thread
+   * pool while requests go on; when that is done, the checkpoint runs from its callback, between
+   * requests, and has only the few pages written meanwhile left to sync. If it has not run after
+   * CHECKPOINT_AT_THE_LATEST counts (a slow disk, or an event loop that never turned), the count
+   * that reaches it checkpoints synchronously as before: the WAL never holds more than that.
    */
-  private checkpointNow(): void {
-    if (++this.countsSinceCheckpoint < CHECKPOINT_EVERY) return;
+  private afterCount(): void {
+    const counts = ++this.countsSinceCheckpoint;
+    if (counts >= CHECKPOINT_AT_THE_LATEST) this.checkpoint();
+    else if (counts >= CHECKPOINT_EVERY) this.walSync ??= this.syncThenCheckpoint();
+  }
+
+  private checkpoint(): void {
     this.countsSinceCheckpoint = 0;
     this.counters.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  private async syncThenCheckpoint(): Promise<void> {
+    try {
+      this.walFile ??= await open(`${this.file}-wal`, 'r');
+      await this.walFile.datasync();
+      if (this.counters.open && this.countsSinceCheckpoint >= CHECKPOINT_EVERY) this.checkpoint();
+    } catch {
+      // Nothing lost: the next count tries again, and CHECKPOINT_AT_THE_LATEST bounds the WAL.
+    } finally {
+      this.walSync = undefined;
+    }
+  }
+
+  /** Settles the WAL sync and checkpoint in flight, if any. */
+  async settled(): Promise<void> {
+    await this.walSync;
   }
 
   getUsage(keyId: string, day: string): Promise<number> {
@@ -506,9 +545,11 @@ export class SqliteStore extends Store {
     });
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await this.settled();
     if (this.counters.open) this.counters.close();
     if (this.db.open) this.db.close();
-    return Promise.resolve();
+    await this.walFile?.close();
+    this.walFile = undefined;
   }
 }
