@@ -29,8 +29,16 @@ interface Answer {
 }
 
 const UNCOMPARED = new Set(['date', 'connection', 'keep-alive']);
-/** Seconds until a window ends: the same shape on both, the value follows the clock. */
-const CLOCK = new Set(['x-ratelimit-reset', 'retry-after']);
+/**
+ * Values that follow the clock, compared by shape: seconds until a window or the UTC day ends, and
+ * what remains of a rate window (the two apps' calls, a few ms apart, may fall in different windows).
+ */
+const CLOCK = new Set([
+  'x-ratelimit-reset',
+  'retry-after',
+  'x-quota-reset',
+  'x-ratelimit-remaining',
+]);
 const ORIGIN = 'https://app.example';
 const LIMIT = 4096;
 
