@@ -74,9 +74,7 @@ export function frontDoorRefusal(req: IncomingMessage): Refusal | undefined {
   if (req.httpVersion === '1.1' && req.headers.host === undefined) {
     return { status: 400, detail: MISSING_HOST };
   }
-  const url = req.url ?? '/';
-  const query = url.indexOf('?');
-  if (!wellFormedPath(query === -1 ? url : url.slice(0, query))) {
+  if (!wellFormedPath(pathOf(req.url))) {
     return { status: 400, detail: MALFORMED_PATH };
   }
   if (hasBody(req.headers) && !isJsonMediaType(req.headers['content-type'])) {

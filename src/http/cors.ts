@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { originOf } from '../settings/settings';
+import { pathOf } from './body';
 
 /** `app.enableCors()`'s argument: options, or a function of the request giving them. */
 type CorsSetting = NonNullable<Parameters<INestApplication['enableCors']>[0]>;
@@ -41,7 +42,7 @@ export function corsFor(
   extra?: { matches: (path: string) => boolean; origins: readonly string[] },
 ): CorsDelegate {
   return (req, callback) => {
-    const path = (req.url ?? '').split('?')[0];
+    const path = pathOf(req.url);
     const allowed = new Set(extra?.matches(path) ? [...origins, ...extra.origins] : origins);
     const header = req.headers.origin;
     const origin = header === undefined ? undefined : originOf(header);

@@ -34,14 +34,15 @@ function* expressRoutes(app: NestExpressApplication): Iterable<RouteDefinition> 
  */
 function routeLabel(req: Request, routes: RouteTable): string {
   const route = (req as { route?: { path?: unknown } }).route;
-  // Wildcard routes are middleware mounted for every path (nestjs-pino's binding), not endpoints.
+  // Wildcard routes are mounts for every path below them, not endpoints.
   if (typeof route?.path === 'string' && !route.path.includes('*')) return route.path;
   return routes.templateFor(req.path) ?? (req.baseUrl ? `${req.baseUrl}/*` : 'unmatched');
 }
 
 /**
- * Express's plumbing, in order: request id and scope, access log, metrics, helmet, CORS, the front
- * door (Host, path, media type), the JSON body and its errors, each refusal in the `{detail}` shape.
+ * Express's plumbing, in order: request id, access log, metrics, helmet, CORS, the front door (Host,
+ * path, media type, MCP origin), the JSON body and its errors, each refusal in the `{detail}` shape,
+ * then the request scope.
  */
 function configure(app: INestApplication, plumbing: HttpPlumbing): void {
   const express = app as NestExpressApplication;

@@ -52,15 +52,11 @@ function createAdapter(settings: Settings): FastifyAdapter {
     // A URL the router cannot decode is answered like any refused request; Fastify runs no hook.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       reply.raw.setHeader('X-Request-Id', request.id);
-      const plumbing = WIRED.get(request.server);
-      if (plumbing) {
-        plumbing.log.start(request.raw, reply.raw);
-        reply.raw.once('finish', () => count(plumbing, request, reply));
-      }
-      if (plumbing) {
-        for (const [name, value] of securityHeaders(plumbing.docsPath)(request.url)) {
-          void reply.header(name, value);
-        }
+      const wired = WIRED.get(request.server);
+      if (wired) {
+        wired.plumbing.log.start(request.raw, reply.raw);
+        reply.raw.once('finish', () => count(wired.plumbing, request, reply));
+        void reply.headers(wired.secure(request.url));
       }
       const detail = error.code === 'FST_ERR_BAD_URL' ? MALFORMED_PATH : 'Bad Request';
       refuse(reply, { status: 400, detail });
@@ -115,15 +111,18 @@ function readWhole(stream: Readable, callback: (error: unknown, raw: Buffer) => 
   stream.once('close', aborted);
 }
 
-/** The plumbing of each Fastify instance, for what Fastify answers outside its hooks. */
-const WIRED = new WeakMap<object, HttpPlumbing>();
+/** The plumbing of each Fastify instance and its security headers, for what Fastify answers outside its hooks. */
+const WIRED = new WeakMap<
+  object,
+  { plumbing: HttpPlumbing; secure: (url: string) => Record<string, string> }
+>();
 
 /** Counts an answer under its route's template (the route table's, when routing did not match). */
 function count(plumbing: HttpPlumbing, request: FastifyRequest, reply: FastifyReply): void {
-  const path = request.url.split('?')[0];
   plumbing.countAnswer({
     method: request.method,
-    route: request.routeOptions.url ?? plumbing.routes.templateFor(path) ?? 'unmatched',
+    route:
+      request.routeOptions.url ?? plumbing.routes.templateFor(pathOf(request.url)) ?? 'unmatched',
     status: reply.statusCode,
     seconds: reply.elapsedTime / 1000,
     keyed: (request as unknown as RequestScope).apiKey !== undefined,
@@ -136,10 +135,10 @@ function refuse(reply: FastifyReply, refusal: Refusal): void {
 
 /**
  * Fastify's plumbing, in Express's order: request id, access log, helmet, CORS and the front door
- * (Host, path, media type) before routing's answer; the JSON body read by body-parser, as on Express,
- * its errors as `{detail}`; the request scope around guards and handlers; metrics once answered.
- * Headers that must survive any way out (request id, helmet, CORS) go on the Node response, which
- * Fastify merges into its own.
+ * (Host, path, media type, MCP origin) before routing's answer; the JSON body read under
+ * body-parser's rules (by body-parser itself when it is compressed, chunked or not UTF-8), its
+ * errors as `{detail}`; the request scope around guards and handlers; metrics once answered. The
+ * request id and CORS headers go on the Node response, which Fastify merges into its own.
  */
 function configure(app: INestApplication, plumbing: HttpPlumbing): void {
   const adapter = app.getHttpAdapter() as FastifyAdapter;
@@ -151,9 +150,9 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     registered.push({ template: route.url, methods });
   });
   routes.readFrom(() => registered);
-  WIRED.set(instance, plumbing);
-
   const secure = headerObjects(securityHeaders(plumbing.docsPath));
+  WIRED.set(instance, { plumbing, secure });
+
   const delegate = plumbing.cors;
   // cors sets its headers and leaves the preflight's answer to the hook below, so that it goes
   // out through Fastify with the rest of the headers.
@@ -260,9 +259,5 @@ export const fastifyPlatform: HttpPlatform = {
   },
   takeOver,
   nodeRequest: (req) => (req as FastifyRequest).raw,
-  setHeader: (res, name, value) => {
-    // A Nest middleware's error reaches the filter with the Node response.
-    if ('raw' in res) void (res as FastifyReply).header(name, value);
-    else (res as ServerResponse).setHeader(name, value);
-  },
+  setHeader: (res, name, value) => void (res as FastifyReply).header(name, value),
 };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
+import { pathOf } from './body';
 import { httpPlatform, type HttpAdapterName } from './platform';
 import type { HttpPlatform, NodeExchange } from './plumbing';
 
@@ -23,9 +24,7 @@ export class HttpExchange {
 
   /** The request path, without its query. */
   path(req: object): string {
-    const url = this.adapterHost.httpAdapter.getRequestUrl(req) as string;
-    const query = url.indexOf('?');
-    return query === -1 ? url : url.slice(0, query);
+    return pathOf(this.adapterHost.httpAdapter.getRequestUrl(req) as string);
   }
 
   takeOver(req: object, res: object): NodeExchange {

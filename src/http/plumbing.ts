@@ -64,7 +64,7 @@ export interface HttpPlatform {
    * headers set so far through the adapter are carried over, and the adapter leaves the reply alone.
    */
   takeOver(req: object, res: object): NodeExchange;
-  /** Sets a header on the adapter's response (or on a Node response, as a middleware's error gets). */
+  /** Sets a header on the adapter's response object. */
   setHeader(res: object, name: string, value: string | number): void;
   /** The Node request under the adapter's request object. */
   nodeRequest(req: object): IncomingMessage;

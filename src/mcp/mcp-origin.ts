@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Refusal } from '../http/body';
+import { pathOf, type Refusal } from '../http/body';
 import { originOf, type Settings } from '../settings/settings';
 
 export const ORIGIN_NOT_ALLOWED = 'Origin not allowed for MCP requests.';
@@ -23,7 +23,7 @@ export function mcpOriginGate(
   };
   return (req) => {
     const origin = req.headers.origin;
-    if (origin === undefined || !isMcp((req.url ?? '/').split('?')[0]) || admits(origin)) return;
+    if (origin === undefined || !isMcp(pathOf(req.url)) || admits(origin)) return;
     return { status: 403, detail: ORIGIN_NOT_ALLOWED };
   };
 }
