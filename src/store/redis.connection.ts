@@ -62,6 +62,8 @@ export function redisOptions(
     keyPrefix: settings.redisKeyPrefix,
     enableOfflineQueue: false,
     retryStrategy: reconnectDelay,
+    // Commands of concurrent calls go out together, one write a round of the event loop.
+    enableAutoPipelining: true,
   };
   if (redis.mode !== 'sentinel') return options;
   return {
@@ -91,6 +93,7 @@ export function clusterOptions(
     keyPrefix: settings.redisKeyPrefix,
     lazyConnect: true,
     enableOfflineQueue: false,
+    enableAutoPipelining: true,
     clusterRetryStrategy: reconnectDelay,
     retryDelayOnFailover: 0,
     retryDelayOnClusterDown: 0,

@@ -33,6 +33,8 @@ import {
 export const WAIT_TIMEOUT_MS = 500;
 /** The initial-key lock outlives any start-up that holds it (commands time out after 3 s). */
 const INITIAL_KEY_LOCK_MS = 60_000;
+/** Hashes kept by `findKeyByHash` before it starts over. */
+const MAX_KNOWN_HASHES = 10_000;
 
 /**
  * A day's counter lives 91 days from its first call, so the 90 days of the usage history can be
@@ -117,6 +119,8 @@ export class RedisStore extends Store {
   readonly kind = 'redis' as const;
   /** Tells this instance's own announcements apart: its listeners were already called. */
   private readonly origin = randomUUID();
+  /** Key ids by the hash of a secret, as lookups named them (see `findKeyByHash`). */
+  private readonly idsByHash = new Map<string, string>();
   private readonly channel: string;
   private readonly waitReplicas: number;
 
@@ -247,12 +251,26 @@ export class RedisStore extends Store {
   /**
    * The lookup names a key id; the record decides. A lookup left behind by a rotation that died
    * half-way, or one whose hash the record no longer holds, opens nothing.
+   *
+   * So the id a hash once named may be kept in memory: a secret's hash never names another key,
+   * and the record, read on every call, still decides. That saves every call but a key's first
+   * on this instance a round trip (and, on a Cluster, a second master).
    */
   async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const id = await redisCall(this.client.get(RedisKeys.hashLookup(hash)));
+    const known = this.idsByHash.get(hash);
+    const id = known ?? (await redisCall(this.client.get(RedisKeys.hashLookup(hash))));
     if (id === null) return undefined;
     const record = await this.findKeyById(id);
-    return record && (record.hash === hash || record.previous_hash === hash) ? record : undefined;
+    if (!record || (record.hash !== hash && record.previous_hash !== hash)) {
+      this.idsByHash.delete(hash);
+      return undefined;
+    }
+    if (known === undefined) {
+      // Only hashes of live keys are kept, so unknown tokens cannot grow it.
+      if (this.idsByHash.size >= MAX_KNOWN_HASHES) this.idsByHash.clear();
+      this.idsByHash.set(hash, id);
+    }
+    return record;
   }
 
   async findKeyById(id: string): Promise<ApiKeyRecord | undefined> {

@@ -1,6 +1,8 @@
-import { mkdtempSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CHECKPOINT_AT_THE_LATEST, SqliteStore } from './sqlite.store';
 
 describe('SqliteStore quota counters', () => {
@@ -37,27 +39,124 @@ describe('SqliteStore quota counters', () => {
   // Frames in the WAL file: a 32-byte header, then a 24-byte header and a 4 KiB page per frame. The
   // file keeps its largest size: after a checkpoint SQLite writes it again from the start.
   const walFrames = () => (statSync(`${store.file}-wal`).size - 32) / (24 + 4096);
-  // A count in a loop of awaits never lets the event loop reach its I/O phase, so the WAL sync
-  // started after 1,000 counts cannot complete during such a loop.
+  // One count at a time: each is a group commit of its own.
   const count = async (n: number) => {
     for (let i = 0; i < n; i++) await store.consumeQuota('k', '2031-01-01', null);
   };
 
-  it('checkpoints the WAL after the counts, not inside one, and SQLite then writes it from the start', async () => {
-    await count(1500);
-    // The 1,000th count did not checkpoint (one frame per count so far).
-    expect(walFrames()).toBeGreaterThanOrEqual(1500);
+  it('commits the counts asked for at once together, each checked against the limit in turn', async () => {
+    await count(1);
+    const before = walFrames();
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => store.consumeQuota('k', '2031-01-01', 150)),
+    );
+    // One commit: a frame or two, not 200.
+    expect(walFrames() - before).toBeLessThanOrEqual(2);
+    expect(results.filter((r) => r.allowed).map((r) => r.used)).toEqual(
+      Array.from({ length: 149 }, (_, i) => i + 2),
+    );
+    expect(results.filter((r) => !r.allowed)).toHaveLength(51);
+    expect(await store.getUsage('k', '2031-01-01')).toBe(150);
+  });
+
+  it('writes the counts still pending when it closes', async () => {
+    const pending = store.consumeQuota('k', '2031-01-01', null);
+    await store.close();
+    expect(await pending).toEqual({ allowed: true, used: 1 });
+    store = new SqliteStore(dirname(store.file));
+    expect(await store.getUsage('k', '2031-01-01')).toBe(1);
+  });
+
+  it('checkpoints the WAL after 1,000 commits, not inside one, and SQLite then writes it from the start', async () => {
+    await count(1000);
+    // The 1,000th commit started the WAL sync on the thread pool and did not checkpoint itself.
+    expect(walFrames()).toBeGreaterThanOrEqual(1000);
     await store.settled();
     await count(1000);
     // Synced and checkpointed between the two runs: the second wrote over the first.
-    expect(walFrames()).toBeLessThan(1600);
-    expect(await store.getUsage('k', '2031-01-01')).toBe(2500);
+    expect(walFrames()).toBeLessThan(1100);
+    expect(await store.getUsage('k', '2031-01-01')).toBe(2000);
   });
 
-  it('bounds the WAL even when the event loop never turns between counts', async () => {
-    await count(5000);
-    // Without checkpoints this WAL would hold 5,000 frames (20 MB); the few more are the schema's.
-    expect(walFrames()).toBeLessThanOrEqual(CHECKPOINT_AT_THE_LATEST + 50);
-    expect(await store.getUsage('k', '2031-01-01')).toBe(5000);
+  it('bounds the WAL when the sync off the request cannot run (a thread pool busy elsewhere)', async () => {
+    // Opening a FIFO for reading blocks a thread of libuv's pool until a writer opens it: with
+    // every thread so held, the WAL sync cannot start.
+    const dir = mkdtempSync(join(tmpdir(), 'tis-fifo-'));
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const fifos = Array.from({ length: threads }, (_, i) => join(dir, `fifo-${i}`));
+    for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
+    const held = fifos.map((fifo) => open(fifo, 'r'));
+    try {
+      await count(CHECKPOINT_AT_THE_LATEST + 500);
+      // Without checkpoints this WAL would hold 2,500 frames; the few more are the schema's.
+      expect(walFrames()).toBeLessThanOrEqual(CHECKPOINT_AT_THE_LATEST + 50);
+      expect(await store.getUsage('k', '2031-01-01')).toBe(CHECKPOINT_AT_THE_LATEST + 500);
+    } finally {
+      for (const fifo of fifos)
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      for (const handle of await Promise.all(held)) await handle.close();
+    }
+  });
+});
+
+describe('SqliteStore key lookups by hash', () => {
+  let dir: string;
+  let store: SqliteStore;
+  const key = {
+    id: 'key_1',
+    name: 'one',
+    prefix: 'sk_0000000',
+    hash: 'h1',
+    scopes: ['tools:invoke'],
+    plan: 'free',
+    daily_limit: null,
+    rate_limit: null,
+    created_at: '2031-01-01T00:00:00.000Z',
+    expires_at: null,
+    revoked_at: null,
+    last_used_at: null,
+  };
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tis-sqlite-'));
+    store = new SqliteStore(dir);
+    await store.insertKey(key);
+  });
+  afterEach(() => store.close());
+
+  it('reads a change made through the same store at the next lookup', async () => {
+    expect((await store.findKeyByHash('h1'))?.revoked_at).toBeNull();
+    await store.revokeKey('key_1', '2031-01-02T00:00:00.000Z');
+    expect((await store.findKeyByHash('h1'))?.revoked_at).toBe('2031-01-02T00:00:00.000Z');
+    await store.rotateKey('key_1', {
+      hash: 'h2',
+      prefix: 'sk_1111111',
+      previous_hash: null,
+      previous_key_expires_at: null,
+    });
+    expect(await store.findKeyByHash('h1')).toBeUndefined();
+    expect((await store.findKeyByHash('h2'))?.id).toBe('key_1');
+  });
+
+  it('reads a change made by another process (a second connection) at the next lookup, counts or not', async () => {
+    const other = new SqliteStore(dir);
+    try {
+      expect((await store.findKeyByHash('h1'))?.enabled).toBe(true);
+      await store.consumeQuota('key_1', '2031-01-01', null);
+      await other.updateKey('key_1', { enabled: false });
+      await store.consumeQuota('key_1', '2031-01-01', null);
+      expect((await store.findKeyByHash('h1'))?.enabled).toBe(false);
+      await other.consumeQuota('key_1', '2031-01-01', null);
+      await other.updateKey('key_1', { enabled: true, scopes: ['admin'] });
+      expect(await store.findKeyByHash('h1')).toMatchObject({ enabled: true, scopes: ['admin'] });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('gives records no caller can change for the next one', async () => {
+    const first = await store.findKeyByHash('h1');
+    expect(() => (first?.scopes as string[]).push('admin')).toThrow(TypeError);
+    expect((await store.findKeyByHash('h1'))?.scopes).toEqual(['tools:invoke']);
   });
 });

@@ -74,10 +74,22 @@ export function dayBefore(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** Quota counts after which the WAL is synced and checkpointed, off the request (see `afterCount`). */
+/** Keys kept by `findKeyByHash` before it starts over. */
+const MAX_CACHED_KEYS = 10_000;
+
+/** Commits of counts after which the WAL is synced and checkpointed, off the request (see `afterCommit`). */
 const CHECKPOINT_EVERY = 1000;
-/** Quota counts after which the checkpoint runs in the request if the one off it has not yet. */
+/** Commits of counts after which the checkpoint runs at once if the one off the request has not yet. */
 export const CHECKPOINT_AT_THE_LATEST = 2 * CHECKPOINT_EVERY;
+
+/** A quota count waiting for the next group commit (see `consumeQuota`). */
+interface PendingCount {
+  keyId: string;
+  day: string;
+  limit: number | null;
+  resolve: (result: QuotaResult) => void;
+  reject: (error: Error) => void;
+}
 
 interface KeyRow extends Omit<ApiKeyRecord, 'scopes' | 'enabled'> {
   scopes: string;
@@ -89,6 +101,17 @@ const toRecord = (row: KeyRow): ApiKeyRecord => ({
   scopes: JSON.parse(row.scopes) as string[],
   enabled: row.enabled !== 0,
 });
+
+/** What a failed statement is to callers: a store that is away (503), or the error itself. */
+function storeFailure(error: unknown): Error {
+  if (
+    error instanceof Database.SqliteError &&
+    /^SQLITE_(CANTOPEN|IOERR|CORRUPT|NOTADB|READONLY|BUSY|FULL)/.test(error.code)
+  ) {
+    return new StoreUnavailableError(`SQLite store failed: ${error.code}`, { cause: error });
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
 
 interface AuditRow extends Omit<AuditEntry, 'details'> {
   details: string;
@@ -115,11 +138,17 @@ export class SqliteStore extends Store {
   private readonly counters: Database.Database;
   private readonly stmt;
   private readonly counterStmt;
-  private countsSinceCheckpoint = 0;
-  /** The WAL sync and checkpoint in flight, if any (see `afterCount`). */
+  private readonly countAll: Database.Transaction<(batch: PendingCount[]) => QuotaResult[]>;
+  private commitsSinceCheckpoint = 0;
+  /** Counts asked for since the last group commit (see `consumeQuota`). */
+  private pendingCounts: PendingCount[] = [];
+  /** The WAL sync and checkpoint in flight, if any (see `afterCommit`). */
   private walSync?: Promise<void>;
   /** The WAL file, opened for syncing it (never for reading or writing). */
   private walFile?: FileHandle;
+  /** Keys found by hash, as of `keysAsOf` (see `findKeyByHash`). */
+  private readonly keysByHash = new Map<string, ApiKeyRecord>();
+  private keysAsOf = -1;
 
   constructor(dataDir: string) {
     super();
@@ -215,7 +244,12 @@ export class SqliteStore extends Store {
       days: this.counters.prepare(
         'SELECT day, count FROM usage_counters WHERE key_id = ? AND day >= ? AND day <= ?',
       ),
+      dataVersion: this.counters.prepare('PRAGMA data_version').pluck(),
     };
+    // Run as BEGIN IMMEDIATE: the write lock is taken first, never upgraded from a read lock.
+    this.countAll = this.counters.transaction((batch: PendingCount[]) =>
+      batch.map((count) => this.countOne(count)),
+    );
     this.pruneOldUsage(new Date().toISOString().slice(0, 10));
   }
 
@@ -247,15 +281,7 @@ export class SqliteStore extends Store {
     try {
       return Promise.resolve(work());
     } catch (error) {
-      if (
-        error instanceof Database.SqliteError &&
-        /^SQLITE_(CANTOPEN|IOERR|CORRUPT|NOTADB|READONLY|BUSY|FULL)/.test(error.code)
-      ) {
-        return Promise.reject(
-          new StoreUnavailableError(`SQLite store failed: ${error.code}`, { cause: error }),
-        );
-      }
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(storeFailure(error));
     }
   }
 
@@ -287,10 +313,31 @@ export class SqliteStore extends Store {
     );
   }
 
+  /**
+   * Every authenticated call's lookup, answered from memory while no connection but the counters'
+   * own has committed anything: the counters connection's `data_version` changes with every commit
+   * of any other connection, this store's `db` (every key write) and other processes (the CLI,
+   * other instances) alike, and never with its own counts. A change made anywhere is read by the
+   * next call, as before; only the lookup is saved (a cold SQLite statement costs ~15 µs per call).
+   */
   findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     return this.run(() => {
+      const version = this.counterStmt.dataVersion.get() as number;
+      if (version !== this.keysAsOf) {
+        this.keysByHash.clear();
+        this.keysAsOf = version;
+      }
+      const known = this.keysByHash.get(hash);
+      if (known) return known;
       const row = this.stmt.byHash.get({ hash }) as KeyRow | undefined;
-      return row && toRecord(row);
+      if (!row) return undefined;
+      const record = toRecord(row);
+      Object.freeze(record.scopes);
+      Object.freeze(record);
+      // Only keys found are kept, so unknown tokens cannot grow it: one entry per live secret.
+      if (this.keysByHash.size >= MAX_CACHED_KEYS) this.keysByHash.clear();
+      this.keysByHash.set(hash, record);
+      return record;
     });
   }
 
@@ -365,45 +412,72 @@ export class SqliteStore extends Store {
     this.notifyOverridesChanged();
   }
 
+  /**
+   * Counts one call, in a group commit: the counts asked for while the event loop serves one round
+   * of I/O are written together, in one transaction, when that round is done (`setImmediate`).
+   * Each count is still checked and written on its own, in order, so exactly `limit` calls are
+   * allowed however many arrive at once and on however many instances; only the commit is shared.
+   * A commit takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more
+   * than the rest of the count; under load one commit serves tens of calls (docs/performance.md).
+   */
   consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult> {
-    const { consume, usage } = this.counterStmt;
-    return this.run(() => {
-      this.pruneOldUsage(day);
-      const counted =
-        limit !== null && limit <= 0
-          ? undefined
-          : (consume.get(keyId, day, limit ?? Number.MAX_SAFE_INTEGER) as number | undefined);
-      if (counted !== undefined) {
-        this.afterCount();
-        return { allowed: true, used: counted };
-      }
-      return { allowed: false, used: (usage.get(keyId, day) as number | undefined) ?? 0 };
+    return new Promise((resolve, reject) => {
+      const first = this.pendingCounts.push({ keyId, day, limit, resolve, reject }) === 1;
+      if (first) setImmediate(() => this.commitCounts());
     });
+  }
+
+  /** Writes the pending counts in one transaction and answers each; a failure answers them all. */
+  private commitCounts(): void {
+    const batch = this.pendingCounts;
+    if (!batch.length) return;
+    this.pendingCounts = [];
+    let results: QuotaResult[];
+    try {
+      results = batch.length === 1 ? [this.countOne(batch[0])] : this.countAll.immediate(batch);
+    } catch (error) {
+      const failure = storeFailure(error);
+      for (const count of batch) count.reject(failure);
+      return;
+    }
+    this.afterCommit();
+    batch.forEach((count, i) => count.resolve(results[i]));
+  }
+
+  private countOne({ keyId, day, limit }: PendingCount): QuotaResult {
+    const { consume, usage } = this.counterStmt;
+    this.pruneOldUsage(day);
+    const counted =
+      limit !== null && limit <= 0
+        ? undefined
+        : (consume.get(keyId, day, limit ?? Number.MAX_SAFE_INTEGER) as number | undefined);
+    if (counted !== undefined) return { allowed: true, used: counted };
+    return { allowed: false, used: (usage.get(keyId, day) as number | undefined) ?? 0 };
   }
 
   /**
    * Keeps the WAL bounded without stalling requests. SQLite's automatic checkpoint never runs here:
    * it is called when a statement steps to its end, and a count (`INSERT … RETURNING` read with
-   * `get`) commits when it is reset instead. Unchecked, the WAL grows by a 4 KiB page per count.
+   * `get`) commits when it is reset instead. Unchecked, the WAL grows by a 4 KiB page per commit.
    *
    * A checkpoint syncs the WAL, copies its pages into the database file and syncs that. With
-   * `synchronous=NORMAL` nothing else syncs the counts, so after 1,000 counts the WAL holds 4 MB
+   * `synchronous=NORMAL` nothing else syncs the counts, so after 1,000 commits the WAL holds 4 MB
    * that the disk has not seen, and that sync is most of the checkpoint (measured: see
-   * docs/performance.md, "WAL checkpoints"). Run inside the 1,000th count, it stalled every
-   * request in flight. So after CHECKPOINT_EVERY counts the WAL file is synced on libuv's thread
+   * docs/performance.md, "WAL checkpoints"). Run inside the 1,000th commit, it stalled every
+   * request in flight. So after CHECKPOINT_EVERY commits the WAL file is synced on libuv's thread
    * pool while requests go on; when that is done, the checkpoint runs from its callback, between
    * requests, and has only the few pages written meanwhile left to sync. If it has not run after
-   * CHECKPOINT_AT_THE_LATEST counts (a slow disk, or an event loop that never turned), the count
+   * CHECKPOINT_AT_THE_LATEST commits (a slow disk, or a thread pool busy elsewhere), the commit
    * that reaches it checkpoints synchronously as before: the WAL never holds more than that.
    */
-  private afterCount(): void {
-    const counts = ++this.countsSinceCheckpoint;
-    if (counts >= CHECKPOINT_AT_THE_LATEST) this.checkpoint();
-    else if (counts >= CHECKPOINT_EVERY) this.walSync ??= this.syncThenCheckpoint();
+  private afterCommit(): void {
+    const commits = ++this.commitsSinceCheckpoint;
+    if (commits >= CHECKPOINT_AT_THE_LATEST) this.checkpoint();
+    else if (commits >= CHECKPOINT_EVERY) this.walSync ??= this.syncThenCheckpoint();
   }
 
   private checkpoint(): void {
-    this.countsSinceCheckpoint = 0;
+    this.commitsSinceCheckpoint = 0;
     this.counters.pragma('wal_checkpoint(PASSIVE)');
   }
 
@@ -411,7 +485,7 @@ export class SqliteStore extends Store {
     try {
       this.walFile ??= await open(`${this.file}-wal`, 'r');
       await this.walFile.datasync();
-      if (this.counters.open && this.countsSinceCheckpoint >= CHECKPOINT_EVERY) this.checkpoint();
+      if (this.counters.open && this.commitsSinceCheckpoint >= CHECKPOINT_EVERY) this.checkpoint();
     } catch {
       // Nothing lost: the next count tries again, and CHECKPOINT_AT_THE_LATEST bounds the WAL.
     } finally {
@@ -546,6 +620,8 @@ export class SqliteStore extends Store {
   }
 
   async close(): Promise<void> {
+    // Counts already asked for are written, not dropped.
+    this.commitCounts();
     await this.settled();
     if (this.counters.open) this.counters.close();
     if (this.db.open) this.db.close();
