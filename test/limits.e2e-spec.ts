@@ -197,3 +197,32 @@ describe('rate limits (e2e)', () => {
     ).toBe(200);
   });
 });
+
+describe.each([
+  { trustProxy: '1', trusted: true },
+  { trustProxy: 'loopback', trusted: true },
+  { trustProxy: 'false', trusted: false },
+])('failed authentications behind TRUST_PROXY=$trustProxy (e2e)', ({ trustProxy, trusted }) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ env: { AUTH_FAILURE_LIMIT: '2', TRUST_PROXY: trustProxy } });
+  });
+  afterAll(() => t.close());
+
+  const failFrom = (address: string) =>
+    t
+      .http()
+      .post('/api/v1/services/greet')
+      .set(bearer(`sk_${'0'.repeat(64)}`))
+      .set('X-Forwarded-For', address)
+      .send({ name: 'x' });
+
+  it(`counts them per ${trusted ? 'forwarded' : 'connecting'} address`, async () => {
+    const first = [];
+    for (let i = 0; i < 3; i++) first.push((await failFrom('203.0.113.7')).status);
+    expect(first).toEqual([401, 401, 429]);
+    // Another client behind the proxy: its own budget when the proxy is trusted, the same otherwise.
+    expect((await failFrom('198.51.100.9')).status).toBe(trusted ? 401 : 429);
+  });
+});

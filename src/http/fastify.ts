@@ -31,6 +31,14 @@ type NodeRequest = IncomingMessage & RequestScope;
 const MAX_PARAM_LENGTH = 16 * 1024;
 
 /**
+ * TRUST_PROXY as Express compiles it. A hop count trusts that many addresses nearest the server;
+ * Fastify (since 5.12) trusts no address for a bare number, so it gets Express's function instead.
+ */
+function trustProxyOf(value: Settings['trustProxy']) {
+  return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
+}
+
+/**
  * Express's routing, kept on Fastify (CONTRACT, "Fastify"): paths case-insensitive, a trailing slash
  * ignored, long path parameters; request ids from X-Request-Id when well-formed; the proxies to trust.
  */
@@ -41,7 +49,7 @@ function createAdapter(settings: Settings): FastifyAdapter {
       ignoreTrailingSlash: true,
       maxParamLength: MAX_PARAM_LENGTH,
     },
-    trustProxy: settings.trustProxy,
+    trustProxy: trustProxyOf(settings.trustProxy),
     genReqId: (req: IncomingMessage) => requestIdFor(req.headers),
     logger: false,
     // No Nest middleware runs here: the plumbing below is Fastify's own hooks.
