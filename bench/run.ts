@@ -128,7 +128,15 @@ interface Result {
   rssRestMb: number;
   rssAfterMb: number;
   stall?: Load & { loopMaxMs?: number; gcOver10ms?: number; gcOver100ms?: number };
-  soak?: { requests: number; rssBeforeMb: number; rssAfterMb: number; growthMb: number };
+  soak?: {
+    requests: number;
+    /** The lowest RSS of the soak's first and last quarter (see `soak`). */
+    rssBeforeMb: number;
+    rssAfterMb: number;
+    growthMb: number;
+    /** RSS every 500 ms during the soak. */
+    rssSeriesMb: number[];
+  };
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -417,16 +425,29 @@ async function stallRun(r: Running): Promise<NonNullable<Result['stall']>> {
   };
 }
 
+/**
+ * RSS growth over the soak, robust to when the collector last ran: RSS swings by tens of MB between
+ * collections (about 60 MB on Express), so two single readings can differ by that much with nothing
+ * leaked. RSS is read at the start, every 500 ms and at the end of the soak; the growth is the
+ * lowest reading of its last quarter minus the lowest of its first (the troughs, right after
+ * collections: what a leak raises).
+ */
 async function soak(r: Running): Promise<NonNullable<Result['soak']>> {
-  const rssBeforeMb = rssMb(r.child.pid!);
+  const pid = r.child.pid!;
+  const series = [rssMb(pid)];
+  const timer = setInterval(() => series.push(rssMb(pid)), 500);
   const l = await load(r.url, r.target.headers, { amount: SOAK });
-  await sleep(1000);
-  const rssAfterMb = rssMb(r.child.pid!);
+  clearInterval(timer);
+  series.push(rssMb(pid));
+  const quarter = Math.max(1, Math.floor(series.length / 4));
+  const rssBeforeMb = Math.min(...series.slice(0, quarter));
+  const rssAfterMb = Math.min(...series.slice(-quarter));
   return {
     requests: l.requests,
     rssBeforeMb,
     rssAfterMb,
     growthMb: round1(rssAfterMb - rssBeforeMb),
+    rssSeriesMb: series,
   };
 }
 
