@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -7,11 +8,17 @@ import { CHECKPOINT_AT_THE_LATEST, SqliteStore } from './sqlite.store';
 
 describe('SqliteStore quota counters', () => {
   let store: SqliteStore;
+  /** Lets go of libuv's thread pool, when a test holds it (also after a failed or timed-out test). */
+  let release: (() => Promise<void>) | undefined;
 
   beforeEach(() => {
     store = new SqliteStore(mkdtempSync(join(tmpdir(), 'tis-sqlite-')));
   });
-  afterEach(() => store.close());
+  afterEach(async () => {
+    await release?.();
+    release = undefined;
+    await store.close();
+  });
 
   it('counts up to the limit and refuses past it, without counting the refusals', async () => {
     const results = [];
@@ -78,24 +85,46 @@ describe('SqliteStore quota counters', () => {
     expect(await store.getUsage('k', '2031-01-01')).toBe(2000);
   });
 
-  it('bounds the WAL when the sync off the request cannot run (a thread pool busy elsewhere)', async () => {
-    // Opening a FIFO for reading blocks a thread of libuv's pool until a writer opens it: with
-    // every thread so held, the WAL sync cannot start.
+  /**
+   * Holds every thread of libuv's pool: opening a FIFO for reading blocks a thread until a writer
+   * opens it. Meanwhile the WAL sync off the request cannot start. afterEach lets go.
+   */
+  const holdThreadPool = (): void => {
     const dir = mkdtempSync(join(tmpdir(), 'tis-fifo-'));
     const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
     const fifos = Array.from({ length: threads }, (_, i) => join(dir, `fifo-${i}`));
     for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
     const held = fifos.map((fifo) => open(fifo, 'r'));
-    try {
-      await count(CHECKPOINT_AT_THE_LATEST + 500);
-      // Without checkpoints this WAL would hold 2,500 frames; the few more are the schema's.
-      expect(walFrames()).toBeLessThanOrEqual(CHECKPOINT_AT_THE_LATEST + 50);
-      expect(await store.getUsage('k', '2031-01-01')).toBe(CHECKPOINT_AT_THE_LATEST + 500);
-    } finally {
+    release = async () => {
       for (const fifo of fifos)
         closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
       for (const handle of await Promise.all(held)) await handle.close();
-    }
+    };
+  };
+
+  it('bounds the WAL when the sync off the request cannot run (a thread pool busy elsewhere)', async () => {
+    holdThreadPool();
+    await count(CHECKPOINT_AT_THE_LATEST + 500);
+    // Without checkpoints this WAL would hold 2,500 frames; the few more are the schema's.
+    expect(walFrames()).toBeLessThanOrEqual(CHECKPOINT_AT_THE_LATEST + 50);
+    expect(await store.getUsage('k', '2031-01-01')).toBe(CHECKPOINT_AT_THE_LATEST + 500);
+  });
+
+  it('answers the counts of a commit whose checkpoint fails, and goes on counting', async () => {
+    // A disk that fails the checkpoint cannot be had here: the counters connection's checkpoint
+    // throws SQLite's I/O error instead. The commit before it is made and its counts stand.
+    const counters = (store as unknown as { counters: Database.Database }).counters;
+    const pragma = counters.pragma.bind(counters);
+    counters.pragma = (source: string, options?: Database.PragmaOptions) => {
+      if (source.startsWith('wal_checkpoint')) {
+        throw new Database.SqliteError('disk I/O error', 'SQLITE_IOERR');
+      }
+      return pragma(source, options);
+    };
+    holdThreadPool();
+    // Before the fix, the counts of the commit whose checkpoint threw were never answered.
+    await count(CHECKPOINT_AT_THE_LATEST + 10);
+    expect(await store.getUsage('k', '2031-01-01')).toBe(CHECKPOINT_AT_THE_LATEST + 10);
   });
 });
 

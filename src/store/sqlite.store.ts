@@ -476,9 +476,18 @@ export class SqliteStore extends Store {
     else if (commits >= CHECKPOINT_EVERY) this.walSync ??= this.syncThenCheckpoint();
   }
 
+  /**
+   * Never throws: it runs after a commit, whose counts stand and are answered whatever happens
+   * here. A checkpoint that fails (a disk error) leaves the WAL as it is; the next one, 1,000
+   * commits on, copies its pages.
+   */
   private checkpoint(): void {
     this.commitsSinceCheckpoint = 0;
-    this.counters.pragma('wal_checkpoint(PASSIVE)');
+    try {
+      this.counters.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Nothing lost: the pages stay in the WAL.
+    }
   }
 
   private async syncThenCheckpoint(): Promise<void> {
