@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { actAs } from './audit/audit.context';
+import { CLI_ACTOR } from './audit/audit.context';
 import { AuditService } from './audit/audit.service';
 import { ApiKeysService, KeyRequestError, KeyUpdate, toView } from './auth/api-keys.service';
 import type { ApiKeyView } from './auth/api-keys.dto';
@@ -72,8 +72,7 @@ async function withContext<T>(work: (app: INestApplicationContext) => Promise<T>
     abortOnError: false,
   });
   try {
-    // The operator acts: audit entries name no key, and say `source: cli`.
-    return await actAs({ actorKeyId: null, requestId: null, source: 'cli' }, () => work(app));
+    return await work(app);
   } finally {
     await app.close();
   }
@@ -131,15 +130,18 @@ export function buildCli(): Command {
           .map((s) => s.trim())
           .filter(Boolean);
         const { key, record } = await withContext((app) =>
-          app.get(ApiKeysService).create({
-            name: opts.name,
-            scopes,
-            scope_template: opts.template,
-            plan: opts.plan,
-            daily_limit: opts.dailyLimit,
-            rate_limit: opts.rateLimit,
-            expires_in_days: opts.expiresInDays,
-          }),
+          app.get(ApiKeysService).create(
+            {
+              name: opts.name,
+              scopes,
+              scope_template: opts.template,
+              plan: opts.plan,
+              daily_limit: opts.dailyLimit,
+              rate_limit: opts.rateLimit,
+              expires_in_days: opts.expiresInDays,
+            },
+            CLI_ACTOR,
+          ),
         );
         if (opts.json) return out(JSON.stringify({ ...toView(record), key }));
         out(
@@ -168,7 +170,7 @@ export function buildCli(): Command {
     .command('revoke <id>')
     .description('Revoke a key: from now on it gets 401')
     .action(async (id: string) => {
-      const revoked = await withContext((app) => app.get(ApiKeysService).revoke(id));
+      const revoked = await withContext((app) => app.get(ApiKeysService).revoke(id, CLI_ACTOR));
       if (!revoked) throw notFound(id);
       out(`Revoked ${id}.`);
     });
@@ -226,7 +228,7 @@ export function buildCli(): Command {
           const target = await keys.find(id);
           if (!target) throw notFound(id);
           if (target.revoked_at) throw new KeyRequestError(`API key is revoked: ${id}`);
-          const record = await keys.update(target, changes);
+          const record = await keys.update(target, changes, CLI_ACTOR);
           return record && toView(record, keys.now());
         });
         if (!view) throw notFound(id);
@@ -252,7 +254,7 @@ export function buildCli(): Command {
         const target = await keys.find(id);
         if (!target) throw notFound(id);
         if (target.revoked_at) throw new KeyRequestError(`API key is revoked: ${id}`);
-        const done = await keys.rotate(id, opts.graceSeconds);
+        const done = await keys.rotate(id, opts.graceSeconds, CLI_ACTOR);
         return done && { view: toView(done.record, keys.now()), key: done.key };
       });
       if (!rotated) throw notFound(id);
@@ -322,7 +324,9 @@ export function buildCli(): Command {
     .option('--fix', 'fix what is fixable, then check again')
     .option('--json', 'print the report as JSON')
     .action(async (opts: { fix?: boolean; json?: boolean }) => {
-      const report = await withContext((app) => app.get(DoctorService).run(Boolean(opts.fix)));
+      const report = await withContext((app) =>
+        app.get(DoctorService).run(Boolean(opts.fix), CLI_ACTOR),
+      );
       if (opts.json) out(JSON.stringify(report));
       else {
         for (const c of report.checks) {

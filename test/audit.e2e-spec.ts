@@ -91,11 +91,11 @@ describe('audit trail (e2e)', () => {
     expect(revoke.id).toBeGreaterThan(create.id);
   });
 
-  it('records config_set with a secret masked, over REST and MCP, and doctor fixes', async () => {
+  it('records config_set with a secret masked, over REST and MCP, and doctor fixes, with their request ids', async () => {
     const set = await tool('config_set', { key: 'llm_config.api_key', value: 'super-secret-1' });
     expect(set.status).toBe(200);
     await tool('config_set', { key: 'logging.verbose', value: 'yes' }).expect(200);
-    await t
+    const overMcp = await t
       .http()
       .post('/mcp')
       .set('Accept', 'application/json, text/event-stream')
@@ -122,6 +122,9 @@ describe('audit trail (e2e)', () => {
     expect(recent[3].request_id).toBe(set.headers['x-request-id']);
     expect(recent[2].details).toEqual({ value: true });
     expect(recent[1].details).toEqual({ value: false });
+    // Over MCP, the /mcp request's id: the actor is handed to the tool, not read from a context.
+    expect(recent[1].request_id).toBe(overMcp.headers['x-request-id']);
+    expect(recent[0].request_id).toBe(fixed.headers['x-request-id']);
     expect(recent[0].details.fixed).toEqual(
       expect.arrayContaining([
         expect.objectContaining({

@@ -1,7 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { currentRequest } from '../common/request-scope';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { RequestScope } from '../common/request-scope';
 
-/** Who is acting, for the audit trail: a key over HTTP or MCP, or the operator's CLI, or the service. */
+/**
+ * Who is acting, for the audit trail: a key over HTTP or MCP, or the operator's CLI, or the
+ * service. It is handed down from where the call entered, never read from an async context: on
+ * Node 20 one AsyncLocalStorage in use makes every promise of every request pay its hook.
+ */
 export interface AuditActor {
   actorKeyId: string | null;
   requestId: string | null;
@@ -9,21 +13,18 @@ export interface AuditActor {
   source?: 'cli' | 'system';
 }
 
-const storage = new AsyncLocalStorage<AuditActor>();
+/** The operator at the CLI: audit entries name no key, and say `source: cli`. */
+export const CLI_ACTOR: AuditActor = { actorKeyId: null, requestId: null, source: 'cli' };
 
-/**
- * The actor of the work running now: the one given by actAs, else the HTTP request's key and id,
- * else (no request, no command) the service itself.
- */
-export function currentActor(): AuditActor {
-  const acting = storage.getStore();
-  if (acting) return acting;
-  const req = currentRequest();
-  if (req) return { actorKeyId: req.apiKey?.id ?? null, requestId: req.id ?? null };
-  return { actorKeyId: null, requestId: null, source: 'system' };
+/** The service itself (the initial key at start-up). */
+export const SYSTEM_ACTOR: AuditActor = { actorKeyId: null, requestId: null, source: 'system' };
+
+/** The actor of an HTTP request: its authenticated key and its request id. */
+export function actorOf(req: RequestScope): AuditActor {
+  return { actorKeyId: req.apiKey?.id ?? null, requestId: req.id ?? null };
 }
 
-/** Runs `work` (and everything it starts) as `actor`. */
-export function actAs<T>(actor: AuditActor, work: () => T): T {
-  return storage.run(actor, work);
-}
+/** The route's actor as a handler parameter: `@Actor() actor: AuditActor`. */
+export const Actor = createParamDecorator((_data: unknown, context: ExecutionContext): AuditActor =>
+  actorOf(context.switchToHttp().getRequest<RequestScope>()),
+);

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../limits/clock';
 import { AuditEntry, Store } from '../store/store';
-import { currentActor } from './audit.context';
+import type { AuditActor } from './audit.context';
 
 /** Entries are kept this many days. */
 export const AUDIT_KEEP_DAYS = 90;
@@ -32,13 +32,13 @@ export class AuditService {
     return new Date(now.getTime() - AUDIT_KEEP_DAYS * 86_400_000).toISOString();
   }
 
-  /** Records one action by the current actor (a key, the CLI or the service at start-up). */
+  /** Records one action by `actor` (a key, the CLI or the service at start-up). */
   async record(
+    actor: AuditActor,
     action: AuditAction,
     target: string,
     details: Record<string, unknown> = {},
   ): Promise<AuditEntry> {
-    const actor = currentActor();
     const now = this.clock.now();
     const entry = await this.store.appendAudit(
       {

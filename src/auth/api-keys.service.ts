@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { AuditActor, SYSTEM_ACTOR } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../limits/clock';
 import { Settings, SETTINGS } from '../settings/settings';
@@ -147,13 +148,14 @@ export class ApiKeysService {
   /** Creates a key; the returned `key` is the only time its text exists outside the client. */
   async create(
     request: NewKeyRequest,
+    actor: AuditActor,
     now = this.clock.now(),
   ): Promise<{ key: string; record: ApiKeyRecord }> {
     const record = this.buildRecord(request, now);
     const key = generateApiKey();
     const full = { ...record, prefix: displayPrefix(key), hash: hashApiKey(key) };
     await this.store.insertKey(full);
-    await this.audit.record('api_key.create', full.id, granted(full));
+    await this.audit.record(actor, 'api_key.create', full.id, granted(full));
     return { key, record: full };
   }
 
@@ -171,7 +173,11 @@ export class ApiKeysService {
    * Changes a key's settings (the plan and scopes checked first); undefined for an unknown id. The
    * next request, on any instance, sees them. Only fields that really change are written and audited.
    */
-  async update(before: ApiKeyRecord, changes: KeyUpdate): Promise<ApiKeyRecord | undefined> {
+  async update(
+    before: ApiKeyRecord,
+    changes: KeyUpdate,
+    actor: AuditActor,
+  ): Promise<ApiKeyRecord | undefined> {
     if (changes.plan !== undefined) this.checkPlan(changes.plan);
     const wanted: KeyUpdate = { ...changes };
     if (changes.scopes !== undefined)
@@ -187,7 +193,7 @@ export class ApiKeysService {
     }
     if (!Object.keys(diff).length) return before;
     const record = await this.store.updateKey(before.id, effective);
-    if (record) await this.audit.record('api_key.update', before.id, diff);
+    if (record) await this.audit.record(actor, 'api_key.update', before.id, diff);
     return record;
   }
 
@@ -198,6 +204,7 @@ export class ApiKeysService {
   async rotate(
     id: string,
     graceSeconds: number,
+    actor: AuditActor,
   ): Promise<{ key: string; record: ApiKeyRecord } | undefined> {
     const current = await this.store.findKeyById(id);
     if (!current) return undefined;
@@ -211,7 +218,7 @@ export class ApiKeysService {
         graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000).toISOString() : null,
     });
     if (!record) return undefined;
-    await this.audit.record('api_key.rotate', id, { grace_seconds: graceSeconds });
+    await this.audit.record(actor, 'api_key.rotate', id, { grace_seconds: graceSeconds });
     return { key, record };
   }
 
@@ -226,7 +233,7 @@ export class ApiKeysService {
     const key = generateApiKey();
     const full = { ...record, prefix: displayPrefix(key), hash: hashApiKey(key) };
     if (!(await this.store.insertKeyIfNone(full))) return undefined;
-    await this.audit.record('api_key.create', full.id, granted(full));
+    await this.audit.record(SYSTEM_ACTOR, 'api_key.create', full.id, granted(full));
     return { key, record: full };
   }
 
@@ -284,11 +291,11 @@ export class ApiKeysService {
   }
 
   /** Revokes a key (the first time is kept and audited); false for an unknown id. */
-  async revoke(id: string, now = this.clock.now()): Promise<boolean> {
+  async revoke(id: string, actor: AuditActor, now = this.clock.now()): Promise<boolean> {
     const before = await this.store.findKeyById(id);
     if (!before) return false;
     const revoked = await this.store.revokeKey(id, now.toISOString());
-    if (revoked && !before.revoked_at) await this.audit.record('api_key.revoke', id, {});
+    if (revoked && !before.revoked_at) await this.audit.record(actor, 'api_key.revoke', id, {});
     return revoked;
   }
 }

@@ -20,6 +20,7 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import { Actor, type AuditActor } from '../audit/audit.context';
 import type { ReplyControl } from '../http/plumbing';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
@@ -101,6 +102,7 @@ export class AuthController {
     @CurrentKey() caller: AuthenticatedKey,
     @Body() input: CreateApiKeyInput,
     @Res({ passthrough: true }) res: ReplyControl,
+    @Actor() actor: AuditActor,
   ): Promise<CreatedApiKey> {
     let scopes: string[];
     try {
@@ -112,7 +114,7 @@ export class AuthController {
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     }
     try {
-      const { key, record } = await this.keys.create(input);
+      const { key, record } = await this.keys.create(input, actor);
       res.header('Location', `${KEYS_PATH}/${record.id}`);
       return { ...toView(record, this.keys.now()), key };
     } catch (error) {
@@ -189,6 +191,7 @@ export class AuthController {
     @CurrentKey() caller: AuthenticatedKey,
     @Param('id') id: string,
     @Body() input: UpdateApiKeyInput,
+    @Actor() actor: AuditActor,
   ): Promise<ApiKeyView> {
     const target = await this.manageable(caller, id);
     const changes = Object.fromEntries(
@@ -203,7 +206,7 @@ export class AuthController {
     if (escalates(caller, changes, this.settings, target.plan)) {
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     }
-    const record = await this.keys.update(target, changes);
+    const record = await this.keys.update(target, changes, actor);
     if (!record) throw new ApiError(404, KEY_NOT_FOUND);
     return toView(record, this.keys.now());
   }
@@ -232,9 +235,10 @@ export class AuthController {
     @Param('id') id: string,
     @Body() input: RotateApiKeyInput,
     @Res({ passthrough: true }) res: ReplyControl,
+    @Actor() actor: AuditActor,
   ): Promise<CreatedApiKey> {
     await this.manageable(caller, id);
-    const rotated = await this.keys.rotate(id, input.grace_seconds ?? 0);
+    const rotated = await this.keys.rotate(id, input.grace_seconds ?? 0, actor);
     if (!rotated) throw new ApiError(404, KEY_NOT_FOUND);
     res.header('Location', `${KEYS_PATH}/${id}`);
     return { ...toView(rotated.record, this.keys.now()), key: rotated.key };
@@ -269,10 +273,11 @@ export class AuthController {
   async revoke(
     @CurrentKey() caller: AuthenticatedKey,
     @Param('id') id: string,
+    @Actor() actor: AuditActor,
   ): Promise<RevokedApiKey> {
     const target = await this.found(id);
     if (!mayManage(caller, target)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    await this.keys.revoke(id);
+    await this.keys.revoke(id, actor);
     return { id, status: 'revoked' };
   }
 

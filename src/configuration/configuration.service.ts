@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import type { AuditActor } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
 import { liesInside } from '../common/paths';
 import { ApiError, ValidationFailed } from '../errors/api-error';
@@ -222,7 +223,7 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
    * 400 for a section or a value the key does not take, 409 when the environment pins the key.
    * Returns the stored value.
    */
-  async set(key: string, raw: string): Promise<ConfigScalar> {
+  async set(key: string, raw: string, actor: AuditActor): Promise<ConfigScalar> {
     const { schema, env } = await this.ready();
     const entry = this.leaf(schema, key);
     const pin = env.get(key);
@@ -252,7 +253,7 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
     }
     await this.store.setOverride(key, checked.value);
     // The value as a client may see it: a secret is recorded by key, masked.
-    await this.audit.record('config.set', key, { value: redactValue(entry, checked.value) });
+    await this.audit.record(actor, 'config.set', key, { value: redactValue(entry, checked.value) });
     this.logger.log(
       `Configuration override stored for ${key}${entry.spec.restart ? ' (applies after a restart)' : ''}`,
     );

@@ -10,9 +10,10 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { STATUS_CODES } from 'node:http';
 import { HttpExchange } from '../http/http-exchange';
+import { requestLogFields } from '../common/request-log';
 import { RouteTable } from '../http/route-table';
 import { StoreUnavailableError } from '../store/store';
-import { takeKeepAnswer } from '../common/request-scope';
+import { type RequestScope, takeKeepAnswer } from '../common/request-scope';
 import { ApiError, IdempotentReplay } from './api-error';
 
 /** Nest's own answer for a path no route matches: `Cannot GET /x`. */
@@ -99,25 +100,31 @@ export class AllExceptionsFilter implements ExceptionFilter {
         : { status: 404, detail: STATUS_TEXT[404], headers: {} };
     }
     const method = this.adapterHost.httpAdapter.getRequestMethod(req) as string;
-    return errorAnswer(exception, this.logger, `${method} ${path}`);
+    const fields = requestLogFields(this.exchange.nodeRequest(req), (req as RequestScope).apiKey);
+    return errorAnswer(exception, this.logger, `${method} ${path}`, fields);
   }
 }
 
 /**
  * What a client is told of an error, for REST (this filter) and MCP tool calls alike: the store
  * down is 503, an HttpException its own status and detail, anything else a bare 500. Server-side
- * failures are logged, naming `where`.
+ * failures are logged, naming `where`, with `fields` (the request's, when there is one).
  */
-export function errorAnswer(exception: unknown, logger: Logger, where: string): Answer {
+export function errorAnswer(
+  exception: unknown,
+  logger: Logger,
+  where: string,
+  fields: object = {},
+): Answer {
   const answer = answerOf(exception);
   if (exception instanceof StoreUnavailableError) {
     // One line, no stack: during an outage every call lands here, and the store's connection
     // already logs each distinct failure with its cause.
-    logger.warn(`Store unavailable on ${where}: ${exception.message}`);
+    logger.warn(fields, `Store unavailable on ${where}: ${exception.message}`);
   } else if (!(exception instanceof HttpException) && answer.status === 500) {
-    logger.error({ err: exception }, `Unhandled error on ${where}`);
+    logger.error({ ...fields, err: exception }, `Unhandled error on ${where}`);
   } else if (answer.status >= 500) {
-    logger.error({ err: exception }, `Server error on ${where}`);
+    logger.error({ ...fields, err: exception }, `Server error on ${where}`);
   }
   return answer;
 }

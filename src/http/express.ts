@@ -3,7 +3,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type RequestScope, withinRequest } from '../common/request-scope';
+import type { RequestScope } from '../common/request-scope';
 import { bodyRefusal, frontDoorRefusal, jsonParserOptions, requestIdFor } from './body';
 import type { HttpPlatform, HttpPlumbing } from './plumbing';
 import type { RouteDefinition, RouteTable } from './route-table';
@@ -88,11 +88,6 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     const refusal = res.headersSent ? undefined : bodyRefusal(err, settings.bodyLimitBytes);
     if (!refusal) return next(err);
     res.status(refusal.status).json({ detail: refusal.detail });
-  });
-  // The request, once read, is readable below (audit actor, idempotent answers, the logger's
-  // bindings) without being passed down: scopes opened here hold whatever reading the body awaited.
-  express.use((req: Request, _res: Response, next: NextFunction) => {
-    plumbing.log.within(req, () => withinRequest(req as RequestScope, next));
   });
 }
 

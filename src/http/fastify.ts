@@ -6,7 +6,7 @@ import cors, { type CorsOptions } from 'cors';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { type RequestScope, withinRequest } from '../common/request-scope';
+import type { RequestScope } from '../common/request-scope';
 import type { Settings } from '../settings/settings';
 import {
   bodyRefusal,
@@ -226,10 +226,6 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     });
   });
 
-  // Guards, handlers and the exception filter read the request through its scope.
-  instance.addHook('preHandler', (request, _reply, done) => {
-    plumbing.log.within(request.raw, () => withinRequest(request, done));
-  });
   instance.addHook('onSend', (request, reply, payload, done) => {
     // The access line, written on the Node response's finish, names the key.
     (request.raw as NodeRequest).apiKey = (request as unknown as RequestScope).apiKey;

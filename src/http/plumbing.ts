@@ -23,10 +23,9 @@ export interface AnsweredRequest {
  */
 export interface HttpPlumbing {
   settings: Settings;
-  /** Request logging: `start` first thing (the access line, when verbose), `within` around the rest. */
+  /** Request logging: `start` first thing (the access line, when verbose). */
   log: {
     start(req: IncomingMessage, res: ServerResponse): void;
-    within(req: IncomingMessage, next: () => void): void;
   };
   /** Where the interactive docs are served (their pages get a looser content security policy). */
   docsPath: string;

@@ -45,6 +45,7 @@ export class InvocationGuard implements CanActivate {
       transport: 'rest',
       authorization: this.exchange.nodeRequest(req).headersDistinct.authorization ?? [],
       client: req.ip ?? 'unknown',
+      requestId: req.id,
       scopes: route.scopes,
       tool,
       bearerErrorCodes: route.bearerErrorCodes,

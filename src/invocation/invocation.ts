@@ -14,6 +14,8 @@ export interface Invocation {
   authorization: readonly string[];
   /** Whose failed authentications count together: the client's address. */
   client: string;
+  /** The HTTP request's id (REST, MCP over HTTP), for the audit trail and the logs. */
+  requestId?: string;
   /** The scopes the route asks for, any one of which suffices; undefined: any valid key. */
   scopes?: readonly string[];
   /** The tool called; undefined for other routes. A tool call counts against the daily quota. */

@@ -3,7 +3,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import type { RegisteredTool } from '../tools/tool.registry';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../errors/api-error';
-import { actAs, currentActor } from '../audit/audit.context';
+import type { AuditActor } from '../audit/audit.context';
 import type { ValidationIssue } from '../common/validation-issue';
 import { answerOf } from '../errors/all-exceptions.filter';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/body';
@@ -14,7 +14,7 @@ import { InvocationPipeline } from './invocation.pipeline';
 /** Who calls a tool outside REST: what an MCP transport knows of its caller. */
 export type ToolCaller = Pick<
   Invocation,
-  'transport' | 'authorization' | 'client' | 'rateCounted' | 'key'
+  'transport' | 'authorization' | 'client' | 'rateCounted' | 'key' | 'requestId'
 >;
 
 /**
@@ -72,10 +72,10 @@ export class ToolInvoker {
     };
     await this.pipeline.check(invocation);
     const keep = invocation.keepAnswer;
-    // The tool runs as the key for the audit trail (over HTTP the request's id is kept).
-    const actor = { actorKeyId: invocation.key?.id ?? null, requestId: currentActor().requestId };
+    // The tool runs as the key for the audit trail (over HTTP, with the request's id).
+    const actor = { actorKeyId: invocation.key?.id ?? null, requestId: caller.requestId ?? null };
     try {
-      const body = await actAs(actor, () => this.validateAndRun(tool, args));
+      const body = await this.validateAndRun(tool, args, actor);
       await keep?.(200, body);
       return body;
     } catch (error) {
@@ -85,14 +85,18 @@ export class ToolInvoker {
     }
   }
 
-  private async validateAndRun(tool: RegisteredTool, args: unknown): Promise<unknown> {
+  private async validateAndRun(
+    tool: RegisteredTool,
+    args: unknown,
+    actor: AuditActor,
+  ): Promise<unknown> {
     // An MCP body was depth-checked whole as it was read; its arguments are checked on their own.
     if (nestedDeeperThan(args, MAX_BODY_DEPTH)) throw new ValidationFailed([TOO_DEEP]);
     const input = (await this.validation.transform(args, {
       type: 'body',
       metatype: tool.input,
     })) as object;
-    return asJsonBody(await tool.invoke(input));
+    return asJsonBody(await tool.invoke(input, actor));
   }
 }
 

@@ -1,10 +1,10 @@
 import { Global, Module, Provider } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
-import { Store, storage } from 'nestjs-pino/storage';
 import pino, { Bindings, DestinationStream } from 'pino';
 import { Options, pinoHttp } from 'pino-http';
 import type { ApiRequest } from '../auth/authenticated-key';
+import { requestView } from '../common/request-log';
 import { LOG_DESTINATION, LogControl, PINO } from './log-control';
 import { LoggingConfigSync } from './logging-config.sync';
 
@@ -58,18 +58,6 @@ export class LogCoreModule {}
 @Module({ providers: logCoreProviders(2), exports: [PINO, LogControl, LOG_DESTINATION] })
 export class StderrLogCoreModule {}
 
-/** A request as its log lines show it: id, method, URL (a key in it redacted), client address. */
-function requestView(req: IncomingMessage) {
-  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '';
-  return {
-    id: (req as ApiRequest).id,
-    method: req.method,
-    // A key pasted into a query string by mistake is still a secret.
-    url: url.replace(/sk_[0-9a-z]+/gi, 'sk_[REDACTED]'),
-    remote_address: req.socket?.remoteAddress,
-  };
-}
-
 /** Options of the access logger: request id, key id (never the key), one line at the end. */
 function httpLoggerOptions(logger: pino.Logger): Options {
   return {
@@ -86,39 +74,10 @@ function httpLoggerOptions(logger: pino.Logger): Options {
   };
 }
 
-/**
- * nestjs-pino's request scope, with the request's logger made on the first line logged: most
- * requests log nothing, and a child logger a request costs (measured: 7% of a tool call).
- */
-class RequestLogScope {
-  private bound?: pino.Logger;
-
-  constructor(
-    private readonly root: pino.Logger,
-    private readonly req: IncomingMessage,
-  ) {}
-
-  get logger(): pino.Logger {
-    const key = (this.req as ApiRequest).apiKey;
-    this.bound ??= this.root.child({
-      req: requestView(this.req),
-      ...(key ? { key_id: key.id } : {}),
-    });
-    return this.bound;
-  }
-
-  /** PinoLogger.assign() replaces it. */
-  set logger(logger: pino.Logger) {
-    this.bound = logger;
-  }
-}
-
 /** What the HTTP adapters ask of logging, per request (src/http/plumbing.ts). */
 export interface RequestLogging {
   /** First thing: while `logging.verbose` is on, one access line when the answer is sent. */
   start(req: IncomingMessage, res: ServerResponse): void;
-  /** Runs the rest of the request with PinoLogger's lines bound to it (`req`, `key_id`). */
-  within(req: IncomingMessage, next: () => void): void;
 }
 
 function requestLogging(logger: pino.Logger, control: LogControl): RequestLogging {
@@ -127,19 +86,13 @@ function requestLogging(logger: pino.Logger, control: LogControl): RequestLoggin
     start: (req, res) => {
       if (control.verbose) accessLog(req, res);
     },
-    within: (req, next) => {
-      // The access logger's own child when verbose; otherwise one made only if something logs.
-      const log = (req as IncomingMessage & { log?: pino.Logger }).log;
-      const scope = log ? new Store(log) : (new RequestLogScope(logger, req) as Store);
-      storage.run(scope, next);
-    },
   };
 }
 
 /**
- * The request logging of the HTTP adapters: the access line (verbose only) and the request scope of
- * everything logged while a request is served. The adapters install both (src/http/); nestjs-pino's
- * own middleware is not mounted.
+ * The request logging of the HTTP adapters: the access line, verbose only (src/http/). nestjs-pino's
+ * own middleware is not mounted, and no line is bound to its request through an async context:
+ * the lines that name one (errors) carry requestLogFields.
  */
 export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
 

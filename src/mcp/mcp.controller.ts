@@ -55,6 +55,7 @@ export class McpController {
       transport: 'mcp-http',
       authorization: [],
       client: req.ip ?? 'unknown',
+      requestId: req.id,
       rateCounted: true,
       key,
     });

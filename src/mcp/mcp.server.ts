@@ -113,12 +113,17 @@ export class McpServerFactory {
     } catch (error) {
       // Arguments that fail validation are a result the model can read and correct (MCP spec).
       if (error instanceof ValidationFailed) return failure(error.issues);
-      return this.refusal(name, error);
+      return this.refusal(caller, name, error);
     }
   }
 
-  private refusal(tool: string, error: unknown): CallToolResult {
-    const answer = errorAnswer(error, this.logger, `MCP tool ${tool}`);
+  private refusal(caller: ToolCaller, tool: string, error: unknown): CallToolResult {
+    // Over HTTP, the line names the /mcp request it was logged for, as REST's error lines do.
+    const fields = {
+      ...(caller.requestId ? { req: { id: caller.requestId } } : {}),
+      ...(caller.key ? { key_id: caller.key.id } : {}),
+    };
+    const answer = errorAnswer(error, this.logger, `MCP tool ${tool}`, fields);
     return failure(answer.detail, answer.headers['Retry-After']);
   }
 }

@@ -1,4 +1,5 @@
-import { applyDecorators, Controller, HttpCode, Post, Type } from '@nestjs/common';
+import { applyDecorators, Controller, HttpCode, Post, Req, Type } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import {
   ApiBearerAuth,
@@ -9,7 +10,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Scopes } from '../auth/auth.decorators';
-import { currentRequest, takeKeepAnswer } from '../common/request-scope';
+import { type RequestScope, takeKeepAnswer } from '../common/request-scope';
 import type { Scope } from '../auth/scopes';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 
@@ -51,7 +52,8 @@ export const ToolMetadata = Reflector.createDecorator<ToolDefinition>();
 /**
  * Marks a controller method as a tool: `POST /api/v1/services/<name>`, answered 200, needing
  * `services:execute`, metered by the daily quota, listed by discovery and documented in OpenAPI.
- * The method takes the validated input DTO and returns the output.
+ * The method takes the validated input DTO (`@Body()`) and, when it must know who calls (a change
+ * it audits), the caller (`@Actor()`) second; it returns the output. MCP calls it the same way.
  */
 export function Tool(definition: ToolDefinition): MethodDecorator {
   if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) {
@@ -91,13 +93,21 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
  * Wraps a tool's handler so that, over REST, an idempotent call's answer (the handler's result,
  * as the client will read it) is kept before it is sent. Errors are kept by the exception filter,
  * which sees those of validation too. A call without an Idempotency-Key pays one lookup.
+ *
+ * The request reaches the wrapper as one more parameter after the handler's own (input, actor),
+ * so never before position 2: MCP calls the handler with those two and no request.
  */
 function KeepsIdempotentAnswer(): MethodDecorator {
-  return (_target, _key, descriptor: PropertyDescriptor) => {
+  return (target, key, descriptor: PropertyDescriptor) => {
     const handler = descriptor.value as (...args: unknown[]) => unknown;
+    // Parameter decorators ran before this one: the request goes after every parameter they named.
+    const declared = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ??
+      {}) as Record<string, { index: number }>;
+    const requestAt = Math.max(2, ...Object.values(declared).map((param) => param.index + 1));
+    Req()(target, key, requestAt);
     const wrapped = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
       const result: unknown = await handler.apply(this, args);
-      const keep = takeKeepAnswer(currentRequest());
+      const keep = takeKeepAnswer(args[requestAt] as RequestScope | undefined);
       if (keep) await keep(200, JSON.parse(JSON.stringify(result ?? null)));
       return result;
     };

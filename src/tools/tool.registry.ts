@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { AuditActor } from '../audit/audit.context';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { ToolDefinition, ToolMetadata, TOOLS_PATH } from './tool.decorator';
 import { compiledValidatorFor } from '../validation/compiled.validator';
@@ -9,8 +10,8 @@ export interface RegisteredTool extends ToolDefinition {
   /** JSON Schemas derived from the input and output DTOs (the same as OpenAPI's). */
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
-  /** Runs the tool's handler on an already validated input. */
-  invoke(input: object): Promise<unknown>;
+  /** Runs the tool's handler on an already validated input, for `actor` (the audit trail's). */
+  invoke(input: object, actor: AuditActor): Promise<unknown>;
 }
 
 /** Every `@Tool()` handler of the application, found through Nest's discovery at start-up. */
@@ -30,7 +31,7 @@ export class ToolRegistry implements OnModuleInit {
       if (!instance || !wrapper.isDependencyTreeStatic()) continue;
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const handler = instance[method] as (input: object) => unknown;
+        const handler = instance[method] as (input: object, actor: AuditActor) => unknown;
         const definition = this.reflector.get(ToolMetadata, handler);
         if (!definition) continue;
         if (this.tools.has(definition.name)) {
@@ -43,7 +44,7 @@ export class ToolRegistry implements OnModuleInit {
           path: `/${TOOLS_PATH}/${definition.name}`,
           inputSchema: jsonSchemaOf(definition.input),
           outputSchema: jsonSchemaOf(definition.output, false),
-          invoke: (input: object) => Promise.resolve(handler.call(instance, input)),
+          invoke: (input, actor) => Promise.resolve(handler.call(instance, input, actor)),
         });
       }
     }

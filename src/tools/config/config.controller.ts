@@ -1,4 +1,5 @@
 import { Body } from '@nestjs/common';
+import { Actor, type AuditActor } from '../../audit/audit.context';
 import { Tool, ToolController } from '../tool.decorator';
 import {
   ConfigGetInput,
@@ -54,8 +55,11 @@ export class ConfigController {
     input: ConfigSetInput,
     output: ConfigSetResult,
   })
-  async set(@Body() { key, value }: ConfigSetInput): Promise<ConfigSetResult> {
-    const stored = await this.config.set(key, value);
+  async set(
+    @Body() { key, value }: ConfigSetInput,
+    @Actor() actor: AuditActor,
+  ): Promise<ConfigSetResult> {
+    const stored = await this.config.set(key, value, actor);
     return { key, coerced_value: this.config.redact(key, stored) };
   }
 }

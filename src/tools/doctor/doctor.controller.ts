@@ -1,4 +1,5 @@
 import { Body } from '@nestjs/common';
+import { Actor, type AuditActor } from '../../audit/audit.context';
 import { Tool, ToolController } from '../tool.decorator';
 import { DoctorInput, DoctorResult } from './doctor.dto';
 import { DoctorService } from './doctor.service';
@@ -21,7 +22,7 @@ export class DoctorController {
     input: DoctorInput,
     output: DoctorResult,
   })
-  doctorTool(@Body() input: DoctorInput): Promise<DoctorResult> {
-    return this.doctor.run(input.fix);
+  doctorTool(@Body() input: DoctorInput, @Actor() actor: AuditActor): Promise<DoctorResult> {
+    return this.doctor.run(input.fix, actor);
   }
 }

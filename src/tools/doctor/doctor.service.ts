@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { TimeoutError, withTimeout } from '../../common/timeout';
 import { Settings, SETTINGS } from '../../settings/settings';
+import type { AuditActor } from '../../audit/audit.context';
 import { AuditService } from '../../audit/audit.service';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck } from './doctor-check';
 
@@ -43,7 +44,7 @@ export class DoctorService implements OnModuleInit {
   }
 
   /** Runs the checks; with `fix`, repairs what is fixable, then runs them all again. */
-  async run(fix = false): Promise<DoctorReport> {
+  async run(fix: boolean, actor: AuditActor): Promise<DoctorReport> {
     let outcomes = await this.runAll();
     if (fix) {
       const fixing = this.checks.filter(
@@ -60,7 +61,7 @@ export class DoctorService implements OnModuleInit {
           ...p,
           status: outcomes[this.checks.findIndex((c) => c.name === p.check)].status,
         }));
-        await this.audit.record('doctor.fix', 'doctor', { fixed });
+        await this.audit.record(actor, 'doctor.fix', 'doctor', { fixed });
       }
     }
     const checks = this.checks.map((check, i) => ({ name: check.name, ...outcomes[i] }));
