@@ -183,6 +183,22 @@ describe('SqliteStore key lookups by hash', () => {
     }
   });
 
+  it("reads another process's change in the next round of the event loop, with nothing between", async () => {
+    const other = new SqliteStore(dir);
+    try {
+      expect((await store.findKeyByHash('h1'))?.enabled).toBe(true);
+      await other.updateKey('key_1', { enabled: false });
+      // A request sent after the change's answer is read in a later poll than the lookup above.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await store.findKeyByHash('h1'))?.enabled).toBe(false);
+      await other.revokeKey('key_1', '2031-01-02T00:00:00.000Z');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await store.findKeyByHash('h1'))?.revoked_at).toBe('2031-01-02T00:00:00.000Z');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('gives records no caller can change for the next one', async () => {
     const first = await store.findKeyByHash('h1');
     expect(() => (first?.scopes as string[]).push('admin')).toThrow(TypeError);

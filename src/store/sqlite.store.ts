@@ -149,6 +149,8 @@ export class SqliteStore extends Store {
   /** Keys found by hash, as of `keysAsOf` (see `findKeyByHash`). */
   private readonly keysByHash = new Map<string, ApiKeyRecord>();
   private keysAsOf = -1;
+  /** `data_version` as read in this round of the event loop; undefined once the round is over. */
+  private versionThisRound?: number;
 
   constructor(dataDir: string) {
     super();
@@ -322,7 +324,7 @@ export class SqliteStore extends Store {
    */
   findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     return this.run(() => {
-      const version = this.counterStmt.dataVersion.get() as number;
+      const version = this.dataVersion();
       if (version !== this.keysAsOf) {
         this.keysByHash.clear();
         this.keysAsOf = version;
@@ -339,6 +341,26 @@ export class SqliteStore extends Store {
       this.keysByHash.set(hash, record);
       return record;
     });
+  }
+
+  /**
+   * `data_version`, read once per round of the event loop: the lookups of every request read in one
+   * poll phase share it (reading it takes the WAL index's lock: ~2.5 µs, 4 % of a call on Fastify).
+   * A change is still read by any request that starts after the change's answer: such a request's
+   * bytes arrive after the commit, so the poll that hands them over, and the read of this round,
+   * come after it too. This process's own key writes end the round's value at once.
+   */
+  private dataVersion(): number {
+    if (this.versionThisRound === undefined) {
+      this.versionThisRound = this.counterStmt.dataVersion.get() as number;
+      setImmediate(() => (this.versionThisRound = undefined));
+    }
+    return this.versionThisRound;
+  }
+
+  /** After a write of this process to a key: the next lookup reads `data_version` again. */
+  private keysWritten(): void {
+    this.versionThisRound = undefined;
   }
 
   findKeyById(id: string): Promise<ApiKeyRecord | undefined> {
@@ -369,6 +391,7 @@ export class SqliteStore extends Store {
       if (columns.length) {
         const set = columns.map((c) => `${c} = @${c}`).join(', ');
         this.db.prepare(`UPDATE api_keys SET ${set} WHERE id = @id`).run(params);
+        this.keysWritten();
       }
       const row = this.stmt.byId.get(id) as KeyRow | undefined;
       return row && toRecord(row);
@@ -378,13 +401,18 @@ export class SqliteStore extends Store {
   rotateKey(id: string, rotation: KeyRotation): Promise<ApiKeyRecord | undefined> {
     return this.run(() => {
       this.stmt.rotate.run({ ...rotation, id });
+      this.keysWritten();
       const row = this.stmt.byId.get(id) as KeyRow | undefined;
       return row && toRecord(row);
     });
   }
 
   revokeKey(id: string, at: string): Promise<boolean> {
-    return this.run(() => this.stmt.revoke.run(at, id).changes > 0);
+    return this.run(() => {
+      const { changes } = this.stmt.revoke.run(at, id);
+      this.keysWritten();
+      return changes > 0;
+    });
   }
 
   touchKey(id: string, at: string): Promise<void> {
