@@ -16,11 +16,10 @@ const REFUSAL = 'Refused by the test step: greet is closed to this key';
 @PipelineStep({ order: STEP_ORDER.scope + 50 })
 @Injectable()
 class ClosedGreetStep implements InvocationStep {
-  run(invocation: Invocation): Promise<void> {
+  run(invocation: Invocation): void {
     if (invocation.tool === 'greet' && invocation.key?.name === 'closed') {
       throw new ApiError(403, REFUSAL);
     }
-    return Promise.resolve();
   }
 }
 

@@ -105,6 +105,8 @@ export const MAX_GRACE_SECONDS = 604_800;
 @Injectable()
 export class ApiKeysService {
   private readonly lastTouched = new Map<string, number>();
+  /** The key each record the store hands out again (frozen: SQLite's, from memory) stands for. */
+  private readonly keyOfRecord = new WeakMap<ApiKeyRecord, AuthenticatedKey>();
 
   constructor(
     private readonly store: Store,
@@ -271,7 +273,15 @@ export class ApiKeysService {
     if (!hashesEqual(record.hash, hash) && previousKeyExpiry(record, now) === null)
       return undefined;
     await this.touch(record.id, now);
+    return this.keyOf(record);
+  }
+
+  /** A record without its secrets' hashes; made once for a record the store keeps frozen. */
+  private keyOf(record: ApiKeyRecord): AuthenticatedKey {
+    const known = this.keyOfRecord.get(record);
+    if (known) return known;
     const { hash: _hash, previous_hash: _previous, ...key } = record;
+    if (Object.isFrozen(record)) this.keyOfRecord.set(record, Object.freeze(key));
     return key;
   }
 

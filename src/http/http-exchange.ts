@@ -12,6 +12,9 @@ import type { HttpPlatform, NodeExchange } from './plumbing';
  */
 @Injectable()
 export class HttpExchange {
+  /** The adapter's platform, found on first use (the adapter is chosen before the app exists). */
+  private running?: HttpPlatform;
+
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   setHeader(res: object, name: string, value: string | number): void {
@@ -20,6 +23,20 @@ export class HttpExchange {
 
   nodeRequest(req: object): IncomingMessage {
     return this.platform().nodeRequest(req);
+  }
+
+  /**
+   * Every value of a header as received, in order (Node's `headers` keeps only the first of
+   * several `Authorization`); `name` in lower case. Read from the raw list: `headersDistinct`
+   * would build a list for every header of the request.
+   */
+  headerValues(req: object, name: string): string[] {
+    const raw = this.nodeRequest(req).rawHeaders;
+    const values: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i].length === name.length && raw[i].toLowerCase() === name) values.push(raw[i + 1]);
+    }
+    return values;
   }
 
   /** The request path, without its query. */
@@ -32,6 +49,8 @@ export class HttpExchange {
   }
 
   private platform(): HttpPlatform {
-    return httpPlatform(this.adapterHost.httpAdapter.getType() as HttpAdapterName);
+    return (this.running ??= httpPlatform(
+      this.adapterHost.httpAdapter.getType() as HttpAdapterName,
+    ));
   }
 }

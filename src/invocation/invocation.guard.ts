@@ -43,7 +43,7 @@ export class InvocationGuard implements CanActivate {
     const tool = route.tool;
     const invocation: Invocation = {
       transport: 'rest',
-      authorization: this.exchange.nodeRequest(req).headersDistinct.authorization ?? [],
+      authorization: this.exchange.headerValues(req, 'authorization'),
       client: req.ip ?? 'unknown',
       requestId: req.id,
       scopes: route.scopes,
@@ -61,8 +61,8 @@ export class InvocationGuard implements CanActivate {
       req.apiKey = invocation.key;
       req.keepAnswer = invocation.keepAnswer;
       const res = http.getResponse<object>();
-      for (const [name, value] of Object.entries(invocation.headers)) {
-        this.exchange.setHeader(res, name, value);
+      for (const name in invocation.headers) {
+        this.exchange.setHeader(res, name, invocation.headers[name]);
       }
     }
     return true;

@@ -31,7 +31,10 @@ export class InvocationPipeline implements OnModuleInit {
    */
   async check(invocation: Invocation): Promise<void> {
     try {
-      for (const step of this.steps) await step.run(invocation);
+      for (const step of this.steps) {
+        const pending = step.run(invocation);
+        if (pending) await pending;
+      }
     } catch (error) {
       for (const undo of invocation.onRefused ?? []) await undo();
       throw error;

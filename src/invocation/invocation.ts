@@ -41,9 +41,13 @@ export interface Invocation {
   onRefused?: (() => Promise<void>)[];
 }
 
-/** One check of the pipeline: resolves to let the invocation through, throws an ApiError to refuse it. */
+/**
+ * One check of the pipeline: returns (or resolves) to let the invocation through, throws (or
+ * rejects with) an ApiError to refuse it. A check with nothing to wait for returns at once: the
+ * pipeline waits only for the promises it is given.
+ */
 export interface InvocationStep {
-  run(invocation: Invocation): Promise<void>;
+  run(invocation: Invocation): Promise<void> | void;
 }
 
 /**

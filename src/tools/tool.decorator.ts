@@ -92,7 +92,7 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
 /**
  * Wraps a tool's handler so that, over REST, an idempotent call's answer (the handler's result,
  * as the client will read it) is kept before it is sent. Errors are kept by the exception filter,
- * which sees those of validation too. A call without an Idempotency-Key pays one lookup.
+ * which sees those of validation too. A call without an Idempotency-Key pays one property read.
  *
  * The request reaches the wrapper as one more parameter after the handler's own (input, actor),
  * so never before position 2: MCP calls the handler with those two and no request.
@@ -105,11 +105,11 @@ function KeepsIdempotentAnswer(): MethodDecorator {
       {}) as Record<string, { index: number }>;
     const requestAt = Math.max(2, ...Object.values(declared).map((param) => param.index + 1));
     Req()(target, key, requestAt);
-    const wrapped = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
-      const result: unknown = await handler.apply(this, args);
-      const keep = takeKeepAnswer(args[requestAt] as RequestScope | undefined);
-      if (keep) await keep(200, JSON.parse(JSON.stringify(result ?? null)));
-      return result;
+    const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+      const req = args[requestAt] as RequestScope | undefined;
+      // Without an Idempotency-Key there is nothing to keep: the handler's answer, as it comes.
+      if (!req?.keepAnswer) return handler.apply(this, args);
+      return keptAnswer(handler.apply(this, args), req);
     };
     // Decorators applied below @Tool() put their metadata on the handler: carry it over.
     for (const key of Reflect.getMetadataKeys(handler) as unknown[]) {
@@ -118,6 +118,14 @@ function KeepsIdempotentAnswer(): MethodDecorator {
     Object.defineProperty(wrapped, 'name', { value: handler.name });
     descriptor.value = wrapped;
   };
+}
+
+/** The handler's result, once its answer (as the client will read it) is kept for the request. */
+async function keptAnswer(pending: unknown, req: RequestScope): Promise<unknown> {
+  const result = await pending;
+  const keep = takeKeepAnswer(req);
+  if (keep) await keep(200, JSON.parse(JSON.stringify(result ?? null)));
+  return result;
 }
 
 /** The class decorator of a tool controller: the shared path prefix, tag and bearer auth. */

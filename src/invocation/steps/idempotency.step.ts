@@ -13,9 +13,13 @@ import { Invocation, InvocationStep, keyOf, PipelineStep, STEP_ORDER } from '../
 export class IdempotencyStep implements InvocationStep {
   constructor(private readonly idempotency: IdempotencyService) {}
 
-  async run(invocation: Invocation): Promise<void> {
+  run(invocation: Invocation): Promise<void> | void {
     const raw = invocation.idempotencyKey;
     if (invocation.tool === undefined || raw === undefined) return;
+    return this.begin(invocation, invocation.tool, raw);
+  }
+
+  private async begin(invocation: Invocation, tool: string, raw: unknown): Promise<void> {
     if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) {
       throw new ValidationFailed([
         {
@@ -27,7 +31,7 @@ export class IdempotencyStep implements InvocationStep {
     }
     const { claim, begun } = await this.idempotency.begin(
       keyOf(invocation).id,
-      invocation.tool,
+      tool,
       raw,
       invocation.body,
     );

@@ -7,9 +7,9 @@ import { Invocation, InvocationStep, keyOf, PipelineStep, STEP_ORDER } from '../
 @PipelineStep({ order: STEP_ORDER.scope })
 @Injectable()
 export class ScopeStep implements InvocationStep {
-  run(invocation: Invocation): Promise<void> {
+  run(invocation: Invocation): void {
     const wanted = invocation.scopes;
-    if (!wanted || hasAnyScope(keyOf(invocation).scopes, wanted)) return Promise.resolve();
+    if (!wanted || hasAnyScope(keyOf(invocation).scopes, wanted)) return;
     throw insufficientPermissions(invocation.bearerErrorCodes ? wanted : undefined);
   }
 }
