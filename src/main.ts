@@ -1,3 +1,5 @@
+// First: V8's heap settings hold before any module allocates (see the file).
+import './common/heap-tuning';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { rootModule } from './app.module';
