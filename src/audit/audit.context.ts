@@ -24,7 +24,10 @@ export function actorOf(req: RequestScope): AuditActor {
   return { actorKeyId: req.apiKey?.id ?? null, requestId: req.id ?? null };
 }
 
+/** What `@Actor()` gives a handler: the actor of the request it serves. */
+export function actorOfRoute(_data: unknown, context: ExecutionContext): AuditActor {
+  return actorOf(context.switchToHttp().getRequest<RequestScope>());
+}
+
 /** The route's actor as a handler parameter: `@Actor() actor: AuditActor`. */
-export const Actor = createParamDecorator((_data: unknown, context: ExecutionContext): AuditActor =>
-  actorOf(context.switchToHttp().getRequest<RequestScope>()),
-);
+export const Actor = createParamDecorator(actorOfRoute);

@@ -1,5 +1,6 @@
 import { applyDecorators, Controller, HttpCode, Post, Req, Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
 import {
   ApiBearerAuth,
@@ -9,6 +10,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import { actorOfRoute } from '../audit/audit.context';
 import { Scopes } from '../auth/auth.decorators';
 import { type RequestScope, takeKeepAnswer } from '../common/request-scope';
 import type { Scope } from '../auth/scopes';
@@ -60,7 +62,8 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     throw new Error(`Tool name '${definition.name}' must match [a-z][a-z0-9_]*`);
   }
   return applyDecorators(
-    // First: the decorators after it put their metadata on the wrapper.
+    TakesInputAndActor(definition.name),
+    // Before the others: the decorators after it put their metadata on the wrapper.
     KeepsIdempotentAnswer(),
     ToolMetadata(definition),
     Post(definition.name),
@@ -89,6 +92,41 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
   );
 }
 
+/** A route parameter as Nest's parameter decorators record it (`@Body()`, `@Actor()`, ...). */
+interface RouteParameter {
+  index: number;
+  data?: unknown;
+  factory?: unknown;
+}
+
+/** The parameters a handler declared, by Nest's key (`<type>:<index>`). */
+function declaredParameters(target: object, key: string | symbol): [string, RouteParameter][] {
+  const declared = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ??
+    {}) as Record<string, RouteParameter>;
+  return Object.entries(declared);
+}
+
+/**
+ * MCP calls a tool's handler as `(input, actor)` and REST fills its parameters from their
+ * decorators, so they must be `@Body()` (the whole body, which REST's validation checks) first and,
+ * for a tool that audits, `@Actor()` second. Any other shape would skip REST's validation or get
+ * other arguments over MCP: it stops the start instead, naming the tool.
+ */
+function TakesInputAndActor(name: string): MethodDecorator {
+  return (target, key) => {
+    const params = declaredParameters(target, key);
+    const isInput = ([type, param]: [string, RouteParameter]) =>
+      type === `${RouteParamtypes.BODY}:0` && param.data === undefined;
+    const isActor = ([, param]: [string, RouteParameter]) =>
+      param.index === 1 && param.factory === actorOfRoute;
+    if (!params.some(isInput) || !params.every((p) => isInput(p) || isActor(p))) {
+      throw new Error(
+        `Tool '${name}': its handler takes @Body() input first and, if it audits, @Actor() actor second; MCP calls it with those two`,
+      );
+    }
+  };
+}
+
 /**
  * Wraps a tool's handler so that, over REST, an idempotent call's answer (the handler's result,
  * as the client will read it) is kept before it is sent. Errors are kept by the exception filter,
@@ -101,9 +139,10 @@ function KeepsIdempotentAnswer(): MethodDecorator {
   return (target, key, descriptor: PropertyDescriptor) => {
     const handler = descriptor.value as (...args: unknown[]) => unknown;
     // Parameter decorators ran before this one: the request goes after every parameter they named.
-    const declared = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ??
-      {}) as Record<string, { index: number }>;
-    const requestAt = Math.max(2, ...Object.values(declared).map((param) => param.index + 1));
+    const requestAt = Math.max(
+      2,
+      ...declaredParameters(target, key).map(([, param]) => param.index + 1),
+    );
     Req()(target, key, requestAt);
     const wrapped = function (this: unknown, ...args: unknown[]): unknown {
       const req = args[requestAt] as RequestScope | undefined;

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Body, Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
@@ -15,7 +15,7 @@ class NoOutput {
 @ToolController()
 export class FailingToolController {
   @Tool({ name: 'explode', description: 'Always fails.', input: NoInput, output: NoOutput })
-  explode(): NoOutput {
+  explode(@Body() _input: NoInput): NoOutput {
     throw new Error(FAILURE_SECRET);
   }
 }

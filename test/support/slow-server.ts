@@ -8,7 +8,7 @@
  * the service shuts down, whatever the machine's speed.
  */
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
+import { Body, Module } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { ApiProperty } from '@nestjs/swagger';
 import type { Server } from 'node:http';
@@ -36,7 +36,7 @@ class SlowController {
     input: SlowInput,
     output: SlowResult,
   })
-  async slow(): Promise<SlowResult> {
+  async slow(@Body() _input: SlowInput): Promise<SlowResult> {
     const signalled = new Promise((resolve) => process.once('SIGTERM', resolve));
     process.stdout.write('in-flight\n');
     await signalled;
