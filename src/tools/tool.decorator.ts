@@ -99,13 +99,6 @@ interface RouteParameter {
   factory?: unknown;
 }
 
-/** The parameters a handler declared, by Nest's key (`<type>:<index>`). */
-function declaredParameters(target: object, key: string | symbol): [string, RouteParameter][] {
-  const declared = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ??
-    {}) as Record<string, RouteParameter>;
-  return Object.entries(declared);
-}
-
 /**
  * MCP calls a tool's handler as `(input, actor)` and REST fills its parameters from their
  * decorators, so they must be `@Body()` (the whole body, which REST's validation checks) first and,
@@ -114,7 +107,10 @@ function declaredParameters(target: object, key: string | symbol): [string, Rout
  */
 function TakesInputAndActor(name: string): MethodDecorator {
   return (target, key) => {
-    const params = declaredParameters(target, key);
+    // Parameter decorators ran before this one; Nest keys what they declared `<type>:<index>`.
+    const declared = (Reflect.getMetadata(ROUTE_ARGS_METADATA, target.constructor, key) ??
+      {}) as Record<string, RouteParameter>;
+    const params = Object.entries(declared);
     const isInput = ([type, param]: [string, RouteParameter]) =>
       type === `${RouteParamtypes.BODY}:0` && param.data === undefined;
     const isActor = ([, param]: [string, RouteParameter]) =>
@@ -132,17 +128,13 @@ function TakesInputAndActor(name: string): MethodDecorator {
  * as the client will read it) is kept before it is sent. Errors are kept by the exception filter,
  * which sees those of validation too. A call without an Idempotency-Key pays one property read.
  *
- * The request reaches the wrapper as one more parameter after the handler's own (input, actor),
- * so never before position 2: MCP calls the handler with those two and no request.
+ * The request reaches the wrapper as a parameter of its own after the handler's two (input, actor:
+ * TakesInputAndActor allows no other), where MCP's call, with those two and no request, stops.
  */
 function KeepsIdempotentAnswer(): MethodDecorator {
+  const requestAt = 2;
   return (target, key, descriptor: PropertyDescriptor) => {
     const handler = descriptor.value as (...args: unknown[]) => unknown;
-    // Parameter decorators ran before this one: the request goes after every parameter they named.
-    const requestAt = Math.max(
-      2,
-      ...declaredParameters(target, key).map(([, param]) => param.index + 1),
-    );
     Req()(target, key, requestAt);
     const wrapped = function (this: unknown, ...args: unknown[]): unknown {
       const req = args[requestAt] as RequestScope | undefined;
