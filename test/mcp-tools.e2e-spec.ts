@@ -196,13 +196,21 @@ describe('MCP tools/list and tools/call (e2e)', () => {
       expect(result.structuredContent).toBeUndefined();
     });
 
-    it('reports an unexpected failure as Internal Server Error, logged, never leaked', async () => {
+    it('reports an unexpected failure as Internal Server Error, logged with its request, never leaked', async () => {
       const client = await connect(standard);
       const result = await client.callTool({ name: 'fail', arguments: { how: 'crash' } });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toBe('Internal Server Error');
       expect(t.logs.text()).toContain('boom: internal detail that must not leak');
       expect(t.logs.text()).not.toContain(standard);
+      // The line names the /mcp request and the key, as REST's error lines do.
+      const line = t.logs
+        .records()
+        .find((r) => String(r.msg).startsWith('Unhandled error on MCP tool fail'));
+      expect(line).toMatchObject({
+        req: { id: expect.any(String), method: 'POST', url: '/mcp' },
+        key_id: expect.stringMatching(/^key_[0-9a-f]{16}$/),
+      });
     });
   });
 });

@@ -100,31 +100,33 @@ export class AllExceptionsFilter implements ExceptionFilter {
         : { status: 404, detail: STATUS_TEXT[404], headers: {} };
     }
     const method = this.adapterHost.httpAdapter.getRequestMethod(req) as string;
-    const fields = requestLogFields(this.exchange.nodeRequest(req), (req as RequestScope).apiKey);
-    return errorAnswer(exception, this.logger, `${method} ${path}`, fields);
+    return errorAnswer(exception, this.logger, `${method} ${path}`, () =>
+      requestLogFields(this.exchange.nodeRequest(req), (req as RequestScope).apiKey),
+    );
   }
 }
 
 /**
  * What a client is told of an error, for REST (this filter) and MCP tool calls alike: the store
  * down is 503, an HttpException its own status and detail, anything else a bare 500. Server-side
- * failures are logged, naming `where`, with `fields` (the request's, when there is one).
+ * failures are logged, naming `where`, with `logFields` (the request's, when there is one: made
+ * only for a line written, not for the refusals a client's mistakes get).
  */
 export function errorAnswer(
   exception: unknown,
   logger: Logger,
   where: string,
-  fields: object = {},
+  logFields: () => object = () => ({}),
 ): Answer {
   const answer = answerOf(exception);
   if (exception instanceof StoreUnavailableError) {
     // One line, no stack: during an outage every call lands here, and the store's connection
     // already logs each distinct failure with its cause.
-    logger.warn(fields, `Store unavailable on ${where}: ${exception.message}`);
+    logger.warn(logFields(), `Store unavailable on ${where}: ${exception.message}`);
   } else if (!(exception instanceof HttpException) && answer.status === 500) {
-    logger.error({ ...fields, err: exception }, `Unhandled error on ${where}`);
+    logger.error({ ...logFields(), err: exception }, `Unhandled error on ${where}`);
   } else if (answer.status >= 500) {
-    logger.error({ ...fields, err: exception }, `Server error on ${where}`);
+    logger.error({ ...logFields(), err: exception }, `Server error on ${where}`);
   }
   return answer;
 }

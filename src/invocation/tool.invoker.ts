@@ -3,7 +3,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import type { RegisteredTool } from '../tools/tool.registry';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../errors/api-error';
-import type { AuditActor } from '../audit/audit.context';
+import { actorOf, type AuditActor } from '../audit/audit.context';
 import type { ValidationIssue } from '../common/validation-issue';
 import { answerOf } from '../errors/all-exceptions.filter';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/body';
@@ -73,7 +73,7 @@ export class ToolInvoker {
     await this.pipeline.check(invocation);
     const keep = invocation.keepAnswer;
     // The tool runs as the key for the audit trail (over HTTP, with the request's id).
-    const actor = { actorKeyId: invocation.key?.id ?? null, requestId: caller.requestId ?? null };
+    const actor = actorOf({ id: caller.requestId, apiKey: invocation.key });
     try {
       const body = await this.validateAndRun(tool, args, actor);
       await keep?.(200, body);

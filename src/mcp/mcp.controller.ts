@@ -6,6 +6,7 @@ import type { ApiRequest, AuthenticatedKey } from '../auth/authenticated-key';
 import { HttpExchange } from '../http/http-exchange';
 import { isPlainObject } from '../validation/validation.pipe';
 import { CountsOwnRate } from '../invocation/invocation.decorators';
+import { requestLogFields } from '../common/request-log';
 import { KeyRateLimiter } from '../limits/key-rate-limiter';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import { McpServerFactory } from './mcp.server';
@@ -51,14 +52,17 @@ export class McpController {
         this.exchange.setHeader(reply, name, value);
       }
     }
-    const server = this.servers.create({
-      transport: 'mcp-http',
-      authorization: [],
-      client: req.ip ?? 'unknown',
-      requestId: req.id,
-      rateCounted: true,
-      key,
-    });
+    const server = this.servers.create(
+      {
+        transport: 'mcp-http',
+        authorization: [],
+        client: req.ip ?? 'unknown',
+        requestId: req.id,
+        rateCounted: true,
+        key,
+      },
+      () => requestLogFields(this.exchange.nodeRequest(req), key),
+    );
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -78,9 +78,11 @@ export class McpServerFactory {
    * A server whose tools/call runs as `caller`. Over HTTP the caller's key is the request's
    * (authenticated by the pipeline) and each JSON-RPC request was counted against its rate limit;
    * over stdio the key is authenticated again on every call (a revoked key stops working at once)
-   * and each call counts against the rate limit in the pipeline.
+   * and each call counts against the rate limit in the pipeline. `logFields` tie its error lines
+   * to the HTTP request it serves, as REST's are (requestLogFields), made only for a line written;
+   * none over stdio.
    */
-  create(caller: ToolCaller): Server {
+  create(caller: ToolCaller, logFields: () => object = () => ({})): Server {
     const server = new Server(
       { name: 'tool-invocation-service', version: this.settings.version },
       { capabilities: { tools: {} } },
@@ -99,13 +101,19 @@ export class McpServerFactory {
         arguments?: unknown;
         _meta?: Record<string, unknown>;
       };
-      return this.callTool(caller, String(name), args, _meta?.[MCP_IDEMPOTENCY_META]);
+      return this.callTool(caller, logFields, String(name), args, _meta?.[MCP_IDEMPOTENCY_META]);
     });
     answerBadInitializeAsInvalidParams(server);
     return server;
   }
 
-  private async callTool(caller: ToolCaller, name: string, args: unknown, idempotencyKey: unknown) {
+  private async callTool(
+    caller: ToolCaller,
+    logFields: () => object,
+    name: string,
+    args: unknown,
+    idempotencyKey: unknown,
+  ) {
     const tool = this.registry.get(name);
     if (!tool) throw unknownTool(name);
     try {
@@ -113,17 +121,12 @@ export class McpServerFactory {
     } catch (error) {
       // Arguments that fail validation are a result the model can read and correct (MCP spec).
       if (error instanceof ValidationFailed) return failure(error.issues);
-      return this.refusal(caller, name, error);
+      return this.refusal(logFields, name, error);
     }
   }
 
-  private refusal(caller: ToolCaller, tool: string, error: unknown): CallToolResult {
-    // Over HTTP, the line names the /mcp request it was logged for, as REST's error lines do.
-    const fields = {
-      ...(caller.requestId ? { req: { id: caller.requestId } } : {}),
-      ...(caller.key ? { key_id: caller.key.id } : {}),
-    };
-    const answer = errorAnswer(error, this.logger, `MCP tool ${tool}`, fields);
+  private refusal(logFields: () => object, tool: string, error: unknown): CallToolResult {
+    const answer = errorAnswer(error, this.logger, `MCP tool ${tool}`, logFields);
     return failure(answer.detail, answer.headers['Retry-After']);
   }
 }
