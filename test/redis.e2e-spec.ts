@@ -82,6 +82,107 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     expect(refused.body).toEqual({ detail: 'Invalid API key' });
   });
 
+  describe('a key changed on A, on the next request to B that has served it', () => {
+    const patch = (id: string, body: Record<string, unknown>) =>
+      a.http().patch(`/api/v1/auth/api-keys/${id}`).set(bearer(a.adminKey)).send(body).expect(200);
+    const me = (t: TestApp, key: string) => t.http().get('/api/v1/auth/me').set(bearer(key));
+
+    // Each case serves the key on B first, so that B holds its record between calls.
+    it('refuses a key revoked or disabled, and accepts it again once enabled', async () => {
+      const { key, id } = await a.createKeyWithId({ plan: 'unlimited' });
+      expect((await greet(b, key)).status).toBe(200);
+      await patch(id, { enabled: false });
+      expect((await greet(b, key)).status).toBe(401);
+      await patch(id, { enabled: true });
+      expect((await greet(b, key)).status).toBe(200);
+      await a.http().delete(`/api/v1/auth/api-keys/${id}`).set(bearer(a.adminKey)).expect(200);
+      const refused = await greet(b, key);
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({ detail: 'Invalid API key' });
+      expect((await me(b, key)).status).toBe(401);
+    });
+
+    it('applies scopes taken away and given back', async () => {
+      const { key, id } = await a.createKeyWithId({
+        scope_template: 'standard',
+        plan: 'unlimited',
+      });
+      expect((await greet(b, key)).status).toBe(200);
+      await patch(id, { scopes: ['services:read'] });
+      expect((await greet(b, key)).status).toBe(403);
+      expect((await me(b, key)).body).toMatchObject({ scopes: ['services:read'] });
+      await patch(id, { scopes: ['services:read', 'services:execute'] });
+      const again = await greet(b, key);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual({ message: 'Hello, Ada!', times: 1 });
+    });
+
+    it('applies a new rate limit and daily limit at once, counting nothing twice', async () => {
+      const { key, id } = await a.createKeyWithId({ plan: 'unlimited', rate_limit: 1000 });
+      expect((await greet(b, key)).status).toBe(200);
+      await patch(id, { rate_limit: 50, daily_limit: 3 });
+      const second = await greet(b, key);
+      expect(second.status).toBe(200);
+      expect(second.headers['x-ratelimit-limit']).toBe('50');
+      expect(second.headers['x-quota-limit']).toBe('3');
+      expect(second.headers['x-quota-used']).toBe('2');
+      expect((await greet(b, key)).status).toBe(200);
+      const refused = await greet(b, key);
+      expect(refused.status).toBe(402);
+      expect(refused.body.detail).toMatch(/^Daily request limit exceeded \(3\/3\)\./);
+      expect((await usage(a, key)).used).toBe(3);
+    });
+
+    it('refuses a rotated-out secret and accepts the new one', async () => {
+      const { key, id } = await a.createKeyWithId({ plan: 'unlimited' });
+      expect((await greet(b, key)).status).toBe(200);
+      const rotated = await a
+        .http()
+        .post(`/api/v1/auth/api-keys/${id}/rotate`)
+        .set(bearer(a.adminKey))
+        .send({})
+        .expect(201);
+      expect((await greet(b, key)).status).toBe(401);
+      expect((await greet(b, (rotated.body as { key: string }).key)).status).toBe(200);
+    });
+  });
+
+  it('costs one Redis command per tool call once an instance has served the key', async () => {
+    const key = await a.createKey({ plan: 'unlimited', daily_limit: 1000 });
+    expect((await greet(a, key)).status).toBe(200);
+    // What the instances send, not what scripts run inside Redis (their commands say 'lua').
+    const raw = new Redis(redis.url);
+    const monitor = await raw.monitor();
+    const sent: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') sent.push(args[0].toLowerCase());
+    });
+    try {
+      for (let i = 0; i < 10; i++) expect((await greet(a, key)).status).toBe(200);
+      await until(() => sent.length >= 10, 'the commands of 10 calls');
+      // The key's record checked, its rate window and its day's quota counted: one script.
+      expect(sent).toEqual(Array(10).fill('evalsha'));
+      expect((await usage(b, key)).used).toBe(11);
+    } finally {
+      monitor.disconnect();
+      raw.disconnect();
+    }
+  });
+
+  it('answers 503 when Redis stops answering, and serves again once it answers', async () => {
+    const key = await a.createKey({ plan: 'unlimited' });
+    expect((await greet(a, key)).status).toBe(200);
+    redis.pause();
+    try {
+      const refused = await greet(a, key);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toEqual({ detail: STORE_DOWN });
+    } finally {
+      redis.resume();
+    }
+    await until(async () => (await greet(a, key)).status === 200, 'serving again');
+  });
+
   it("calls B's override listeners within a second of a write on A", async () => {
     const heardOnB = (what: string) =>
       new Promise<void>((resolve, reject) => {
@@ -223,8 +324,10 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       const records = Array.from({ length: 10 }, (_, i) => record(i));
       const inserted = await Promise.all(records.map((r, i) => stores[i % 2].insertKeyIfNone(r)));
       expect(inserted.filter(Boolean)).toHaveLength(1);
-      expect(await stores[0].listKeys()).toEqual([records[inserted.indexOf(true)]]);
-      expect(await stores[1].listKeys()).toEqual([records[inserted.indexOf(true)]]);
+      // As inserted, with the revision every record starts at.
+      const winner = { ...records[inserted.indexOf(true)], revision: 1 };
+      expect(await stores[0].listKeys()).toEqual([winner]);
+      expect(await stores[1].listKeys()).toEqual([winner]);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }

@@ -65,6 +65,12 @@ function previousKeyExpiry(
   return key.previous_hash !== null && until && Date.parse(until) > now.getTime() ? until : null;
 }
 
+/** Whether the record lets this secret's hash in now: an active key, its secret or one in its grace. */
+function opens(record: ApiKeyRecord, hash: string, now: Date): boolean {
+  if (keyStatus(record, now) !== 'active') return false;
+  return hashesEqual(record.hash, hash) || previousKeyExpiry(record, now) !== null;
+}
+
 export function toView(key: ApiKeyRecord | AuthenticatedKey, now = new Date()): ApiKeyView {
   return {
     id: key.id,
@@ -263,15 +269,21 @@ export class ApiKeysService {
   /**
    * The active key for a presented token, or undefined for unknown, revoked, expired and disabled
    * keys, and for a rotated-out secret whose grace is over. Read from the store on every call, so a
-   * change made on any instance holds from the next request.
+   * change made on any instance holds from the next request: a shared store may answer from a copy
+   * kept between calls, which the call's count then checks (see CallCounter), but a refusal is
+   * made on the record itself. `fresh`: read the record itself in any case.
    */
-  async authenticate(token: string, now = this.clock.now()): Promise<AuthenticatedKey | undefined> {
+  async authenticate(
+    token: string,
+    { fresh = false, now = this.clock.now() }: { fresh?: boolean; now?: Date } = {},
+  ): Promise<AuthenticatedKey | undefined> {
     if (!API_KEY_PATTERN.test(token)) return undefined;
     const hash = hashApiKey(token);
-    const record = await this.store.findKeyByHash(hash);
-    if (!record || keyStatus(record, now) !== 'active') return undefined;
-    if (!hashesEqual(record.hash, hash) && previousKeyExpiry(record, now) === null)
-      return undefined;
+    let record = await this.store.findKeyByHash(hash, { fresh });
+    if (record && !fresh && !opens(record, hash, now)) {
+      record = await this.store.findKeyByHash(hash, { fresh: true });
+    }
+    if (!record || !opens(record, hash, now)) return undefined;
     await this.touch(record.id, now);
     return this.keyOf(record);
   }

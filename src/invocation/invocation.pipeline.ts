@@ -1,5 +1,6 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { HttpException, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import { KeyRecordChanged } from '../limits/call-counter';
 import { Invocation, InvocationStep, PipelineStep } from './invocation';
 
 /**
@@ -28,8 +29,31 @@ export class InvocationPipeline implements OnModuleInit {
   /**
    * Runs every step in order; the first refusal (an ApiError) ends the invocation, and what the
    * steps before it asked to undo on a refusal is undone first.
+   *
+   * A call decided on a kept copy of its key's record (a shared store's) starts over once on the
+   * record itself when the copy may have misled it: its count found the record changed (nothing
+   * was counted), or it was refused its scope (a change on another instance may have granted it).
    */
   async check(invocation: Invocation): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.run(invocation);
+      } catch (error) {
+        if (attempt === MAX_ATTEMPTS || !decidedOnKeptKey(invocation, error)) throw error;
+        Object.assign(invocation, {
+          key: undefined,
+          keyKept: undefined,
+          freshKey: true,
+          quotaCounted: undefined,
+          headers: {},
+          keepAnswer: undefined,
+          onRefused: undefined,
+        } satisfies Partial<Invocation>);
+      }
+    }
+  }
+
+  private async run(invocation: Invocation): Promise<void> {
     try {
       for (const step of this.steps) {
         const pending = step.run(invocation);
@@ -40,4 +64,12 @@ export class InvocationPipeline implements OnModuleInit {
       throw error;
     }
   }
+}
+
+/** A record that keeps changing under every attempt is answered 503 (KeyRecordChanged) after these. */
+const MAX_ATTEMPTS = 3;
+
+function decidedOnKeptKey(invocation: Invocation, error: unknown): boolean {
+  if (error instanceof KeyRecordChanged) return true;
+  return invocation.keyKept === true && error instanceof HttpException && error.getStatus() === 403;
 }

@@ -26,6 +26,16 @@ export interface Invocation {
   rateCounted: boolean;
   /** Set by authentication; given up front when the transport already authenticated the caller. */
   key?: AuthenticatedKey;
+  /**
+   * Set by authentication when `key` may come from a copy of its record kept between calls (a
+   * shared store's, see RedisStore.findKeyByHash): the rate step's count checks it, and a 403
+   * made on it is made again on the record itself (see InvocationPipeline.check).
+   */
+  keyKept?: boolean;
+  /** Authentication reads the key's record itself, never a kept copy: the pipeline's second run. */
+  freshKey?: boolean;
+  /** Counted against the daily quota already, with the rate budget (see RateLimitStep). */
+  quotaCounted?: boolean;
   /** Headers the answer carries, success or not: X-RateLimit-*, X-Quota-*. */
   headers: Record<string, string | number>;
   /** A tool call's body (MCP: its arguments), for the idempotency step's fingerprint. */

@@ -7,6 +7,8 @@ export interface LimitedKey {
   plan: string;
   daily_limit: number | null;
   rate_limit: number | null;
+  /** Its record's revision in a shared store: the count checks that the record is still this one. */
+  revision?: number;
 }
 
 /** A key's own limits beat its plan's; a plan the operator has since removed gives the default plan's. */

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { Settings, SETTINGS } from '../settings/settings';
+import type { QuotaResult } from '../store/store';
+import { CallCount, CallCounter } from './call-counter';
 import { keyRateBudget, LimitedKey } from './key-limits';
 import type { BudgetStorage } from './memory-throttler.storage';
 import { rateLimitExceeded, rateLimitState } from './rate-limit.headers';
@@ -13,24 +15,28 @@ import { rateLimitExceeded, rateLimitState } from './rate-limit.headers';
 export class KeyRateLimiter {
   constructor(
     @Inject(ThrottlerStorage) private readonly storage: BudgetStorage,
+    private readonly counter: CallCounter,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   /**
-   * Counts one call, or throws 429 when the key's budget for this window is spent. Returns the
-   * X-RateLimit-* headers of the answer (as @nestjs/throttler's guard sets them).
+   * Counts one call, or throws 429 when the key's budget for this window is spent (nothing more
+   * is counted then). With `quota`, the call is then counted against that day's quota in the same
+   * step, and its answer returned for QuotaService to settle. Returns the X-RateLimit-* headers of
+   * the answer (as @nestjs/throttler's guard sets them).
    */
-  async consume(key: LimitedKey): Promise<Record<string, number>> {
+  async consume(
+    key: LimitedKey,
+    quota?: CallCount['quota'],
+  ): Promise<{ headers: Record<string, number>; quota?: QuotaResult }> {
     const budget = keyRateBudget(key, this.settings);
-    const hit = await this.storage.increment(
-      budget.storageKey,
-      budget.ttlMs,
-      budget.limit,
-      budget.ttlMs,
-      budget.throttler,
-    );
+    const counted = await this.counter.count({ key, budget, quota });
+    const hit = counted.rate;
     if (hit.isBlocked) throw rateLimitExceeded(budget.limit, budget.ttlMs, hit.timeToBlockExpire);
-    return rateLimitState(budget.limit, budget.limit - hit.totalHits, hit.timeToExpire);
+    return {
+      headers: rateLimitState(budget.limit, budget.limit - hit.totalHits, hit.timeToExpire),
+      quota: counted.quota,
+    };
   }
 
   /**

@@ -1,9 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
 import { Settings, SETTINGS } from '../settings/settings';
-import { Store } from '../store/store';
+import { QuotaResult, Store } from '../store/store';
 import { Clock, nextUtcMidnight, utcDay } from './clock';
 import { effectiveLimits, LimitedKey } from './key-limits';
+
+/** Where a call made now is counted: the UTC day, the key's daily limit, and the next reset. */
+export interface QuotaDay {
+  day: string;
+  limit: number | null;
+  resetsAt: Date;
+  resetSeconds: number;
+}
 
 export interface QuotaState {
   limit: number | null;
@@ -50,9 +58,18 @@ export class QuotaService {
 
   /** Counts one call, or throws 402 when the day's limit is used up (a refused call is not counted). */
   async consume(key: LimitedKey): Promise<QuotaState> {
-    const { daily_limit: limit } = effectiveLimits(key, this.settings);
-    const { day, resetsAt, resetSeconds } = this.window();
-    const result = await this.store.consumeQuota(key.id, day, limit);
+    const today = this.today(key);
+    return this.settle(today, await this.store.consumeQuota(key.id, today.day, today.limit));
+  }
+
+  /** The key's daily limit and the UTC day a call made now counts on. */
+  today(key: LimitedKey): QuotaDay {
+    return { limit: effectiveLimits(key, this.settings).daily_limit, ...this.window() };
+  }
+
+  /** A call counted on `today` (here or by the rate step): its state, or the 402 when refused. */
+  settle(today: QuotaDay, result: QuotaResult): QuotaState {
+    const { limit, resetsAt, resetSeconds } = today;
     if (!result.allowed) {
       const hours = Math.floor(resetSeconds / 3600);
       const minutes = Math.floor((resetSeconds % 3600) / 60);

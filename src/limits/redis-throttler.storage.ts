@@ -2,6 +2,10 @@ import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis'
 import type Redis from 'ioredis';
 import type { Result } from 'ioredis';
 import { RedisClient, redisCall } from '../store/redis.connection';
+import { RedisKeys } from '../store/redis.keys';
+import { CONSUME_QUOTA_LUA } from '../store/redis.scripts';
+import { QUOTA_KEEP_SECONDS } from '../store/redis.store';
+import { CallCount, CallCounted, CallCounter, KeyRecordChanged } from './call-counter';
 import type { BudgetStorage, TakeResult, ThrottlerStorageRecord } from './memory-throttler.storage';
 
 /**
@@ -28,8 +32,51 @@ end
 return {1, hits, left}
 `;
 
+/**
+ * The calls of one key counted in one step (CallCounter), each as if alone and in order: its
+ * record's revision compared (a changed record counts nothing), then the library's script on the
+ * key's rate budget (run as it is, as a function), then the day's quota unless the budget refused
+ * the call. KEYS: the key's record, hits, blocked, the day's quota counter. ARGV: throttler, ttl
+ * (also the block duration), seconds to keep the quota counter, then for each call: the revision
+ * it was decided on, its rate limit, its daily limit ('' to leave the quota alone, -1 for none).
+ * Returns per call {-1} when the record changed, else the library's four values, then
+ * {counted 1|0, used} when the quota was counted.
+ */
+function countCallsScript(throttleLua: string): string {
+  return `
+local function throttle(KEYS, ARGV)
+${throttleLua}
+end
+${CONSUME_QUOTA_LUA}
+local record = redis.call('HMGET', KEYS[1], 'id', 'revision')
+local current = record[1] and (record[2] or '0')
+local replies = {}
+for i = 4, #ARGV, 3 do
+  local reply = {-1}
+  if ARGV[i] == current then
+    reply = throttle({KEYS[2], KEYS[3]}, {ARGV[1], ARGV[2], ARGV[i + 1], ARGV[2]})
+    if reply[3] == 0 and ARGV[i + 2] ~= '' then
+      local quota = consumeQuota(KEYS[4], ARGV[i + 2], ARGV[3])
+      reply[5] = quota[1]
+      reply[6] = quota[2]
+    end
+  end
+  replies[#replies + 1] = reply
+end
+return replies
+`;
+}
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
+    /** countCallsScript. */
+    tisCountCalls(
+      record: string,
+      hits: string,
+      blocked: string,
+      quota: string,
+      ...args: (string | number)[]
+    ): Result<number[][], Context>;
     /** The library's script. KEYS: hits, blocked. ARGV: throttler, ttl, limit, block duration. */
     tisThrottle(
       hits: string,
@@ -83,21 +130,17 @@ export class RedisThrottlerStorage extends ThrottlerStorageRedisService implemen
     blockDuration: number,
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
-    const [totalHits, timeToExpire, isBlocked, timeToBlockExpire] = await redisCall(
-      this.client.tisThrottle(
-        ...throttlerKeys(key, throttlerName),
-        throttlerName,
-        ttl,
-        limit,
-        blockDuration,
+    return throttled(
+      await redisCall(
+        this.client.tisThrottle(
+          ...throttlerKeys(key, throttlerName),
+          throttlerName,
+          ttl,
+          limit,
+          blockDuration,
+        ),
       ),
     );
-    return {
-      totalHits,
-      timeToExpire: Math.ceil(timeToExpire / 1000),
-      isBlocked: isBlocked === 1,
-      timeToBlockExpire: Math.ceil(timeToBlockExpire / 1000),
-    };
   }
 
   async take(
@@ -115,5 +158,96 @@ export class RedisThrottlerStorage extends ThrottlerStorageRedisService implemen
       totalHits,
       retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
     };
+  }
+}
+
+/** The library script's reply as its storage answers it (times in whole seconds). */
+function throttled([totalHits, timeToExpire, isBlocked, timeToBlockExpire]: number[]) {
+  return {
+    totalHits,
+    timeToExpire: Math.ceil(timeToExpire / 1000),
+    isBlocked: isBlocked === 1,
+    timeToBlockExpire: Math.ceil(timeToBlockExpire / 1000),
+  };
+}
+
+/** A call waiting for its round's script. */
+interface Waiting {
+  call: CallCount;
+  counted: (result: CallCounted) => void;
+  failed: (error: unknown) => void;
+}
+
+/**
+ * Several instances on Redis: a call's whole count is one script on the key's slot (its record,
+ * rate budget and quota share a hash tag), which also checks that the record the call was decided
+ * on is still the stored one.
+ *
+ * The calls of one key that arrive in one round of the event loop share that script: it runs when
+ * the round ends (as ioredis's auto-pipelining sends its commands) and counts each in order, so a
+ * busy key costs Redis one script a round instead of one a call, and this process one command.
+ */
+export class RedisCallCounter extends CallCounter {
+  /** This round's calls, by key and day (the keys of one script). */
+  private readonly waiting = new Map<string, Waiting[]>();
+
+  constructor(
+    private readonly client: RedisClient,
+    storage: RedisThrottlerStorage,
+  ) {
+    super();
+    client.defineCommand('tisCountCalls', {
+      numberOfKeys: 4,
+      lua: countCallsScript(storage.scriptSrc),
+    });
+  }
+
+  count(call: CallCount): Promise<CallCounted> {
+    return new Promise((counted, failed) => {
+      const group = `${call.key.id} ${call.quota?.day ?? ''}`;
+      const calls = this.waiting.get(group);
+      if (calls) return void calls.push({ call, counted, failed });
+      if (this.waiting.size === 0) setImmediate(() => this.flush());
+      this.waiting.set(group, [{ call, counted, failed }]);
+    });
+  }
+
+  private flush(): void {
+    const groups = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const calls of groups) void this.send(calls);
+  }
+
+  private async send(calls: Waiting[]): Promise<void> {
+    const { key, budget, quota } = calls[0].call;
+    try {
+      const replies = await redisCall(
+        this.client.tisCountCalls(
+          RedisKeys.record(key.id),
+          ...throttlerKeys(budget.storageKey, budget.throttler),
+          RedisKeys.quota(key.id, quota?.day ?? ''),
+          budget.throttler,
+          budget.ttlMs,
+          QUOTA_KEEP_SECONDS,
+          ...calls.flatMap(({ call }) => [
+            String(call.key.revision ?? 0),
+            call.budget.limit,
+            call.quota ? String(call.quota.limit ?? -1) : '',
+          ]),
+        ),
+      );
+      calls.forEach(({ counted, failed }, i) => {
+        const reply = replies[i];
+        if (reply[0] === -1) return failed(new KeyRecordChanged());
+        const rate = throttled(reply);
+        counted(
+          reply.length < 6
+            ? { rate }
+            : { rate, quota: { allowed: reply[4] === 1, used: reply[5] } },
+        );
+      });
+    } catch (error) {
+      for (const { failed } of calls) failed(error);
+    }
   }
 }

@@ -1,6 +1,21 @@
 import type { Result } from 'ioredis';
 
 /**
+ * Lua: `consumeQuota(counter, limit, keep)` counts one call on a day's counter unless `limit`
+ * (-1: none) calls are already counted, and keeps the counter `keep` seconds from its first call.
+ * Returns {counted 1|0, used}. Shared by `tisConsumeQuota` and the call counter's script.
+ */
+export const CONSUME_QUOTA_LUA = `
+local function consumeQuota(counter, limit, keep)
+  local used = tonumber(redis.call('GET', counter) or '0')
+  limit = tonumber(limit)
+  if limit >= 0 and used >= limit then return {0, used} end
+  used = redis.call('INCR', counter)
+  if redis.call('TTL', counter) < 0 then redis.call('EXPIRE', counter, keep) end
+  return {1, used}
+end`;
+
+/**
  * Lua scripts: each runs atomically on the Redis server, so several instances never interleave
  * inside one of them. KEYS are prefixed by the client's keyPrefix; ARGV are not. Every script's
  * KEYS share one hash tag (see redis.keys.ts), so each runs on one Cluster slot.
@@ -19,7 +34,10 @@ export const SCRIPTS = {
       if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
       return 1`,
   },
-  /** KEYS: the key's record. ARGV: field/value pairs. Never overwrites a record. */
+  /**
+   * KEYS: the key's record. ARGV: field/value pairs. Never overwrites a record. Every script that
+   * changes a record raises its `revision` (the call counter compares it with a kept copy's).
+   */
   tisInsertRecord: {
     numberOfKeys: 1,
     lua: `
@@ -27,6 +45,7 @@ export const SCRIPTS = {
         return redis.error_reply('ERR an API key with this id already exists')
       end
       redis.call('HSET', KEYS[1], unpack(ARGV))
+      redis.call('HINCRBY', KEYS[1], 'revision', 1)
       return 1`,
   },
   /** KEYS: the key's record. ARGV: time. The first revocation time is kept. */
@@ -34,7 +53,9 @@ export const SCRIPTS = {
     numberOfKeys: 1,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-      redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1])
+      if redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1]) == 1 then
+        redis.call('HINCRBY', KEYS[1], 'revision', 1)
+      end
       return 1`,
   },
   /** KEYS: the key's record. ARGV: time. Never creates a record for an unknown id. */
@@ -58,13 +79,8 @@ export const SCRIPTS = {
    */
   tisConsumeQuota: {
     numberOfKeys: 1,
-    lua: `
-      local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-      local limit = tonumber(ARGV[1])
-      if limit >= 0 and used >= limit then return {0, used} end
-      used = redis.call('INCR', KEYS[1])
-      if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-      return {1, used}`,
+    lua: `${CONSUME_QUOTA_LUA}
+      return consumeQuota(KEYS[1], ARGV[1], ARGV[2])`,
   },
   /**
    * KEYS: the key's record. ARGV: field/value pairs to set, then '--', then fields to delete.
@@ -78,6 +94,7 @@ export const SCRIPTS = {
       while ARGV[i] ~= '--' do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2 end
       i = i + 1
       while ARGV[i] do redis.call('HDEL', KEYS[1], ARGV[i]); i = i + 1 end
+      redis.call('HINCRBY', KEYS[1], 'revision', 1)
       return 1`,
   },
   /**
@@ -99,6 +116,7 @@ export const SCRIPTS = {
       else
         redis.call('HSET', KEYS[1], 'previous_hash', ARGV[3], 'previous_key_expires_at', ARGV[4])
       end
+      redis.call('HINCRBY', KEYS[1], 'revision', 1)
       return dropped`,
   },
   /**

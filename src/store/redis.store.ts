@@ -33,14 +33,16 @@ import {
 export const WAIT_TIMEOUT_MS = 500;
 /** The initial-key lock outlives any start-up that holds it (commands time out after 3 s). */
 const INITIAL_KEY_LOCK_MS = 60_000;
-/** Hashes kept by `findKeyByHash` before it starts over. */
+/** Hashes and records kept by `findKeyByHash` before it starts over. */
 const MAX_KNOWN_HASHES = 10_000;
+/** A kept record is read again after this long, so that its `last_used_at` follows the touches. */
+const KEPT_RECORD_MS = 60_000;
 
 /**
  * A day's counter lives 91 days from its first call, so the 90 days of the usage history can be
  * read, and Redis forgets it by itself afterwards.
  */
-const QUOTA_KEEP_SECONDS = (USAGE_KEEP_DAYS + 1) * 86_400;
+export const QUOTA_KEEP_SECONDS = (USAGE_KEEP_DAYS + 1) * 86_400;
 
 const KEY_FIELDS = [
   'id',
@@ -79,6 +81,11 @@ function encodeField(field: string, value: unknown): string {
   return String(value);
 }
 
+/** Whether the record accepts this secret's hash (its current one, or the one in its grace). */
+function opens(record: ApiKeyRecord, hash: string): boolean {
+  return record.hash === hash || record.previous_hash === hash;
+}
+
 function decodeKey(fields: Record<string, string>): ApiKeyRecord | undefined {
   if (!fields.id) return undefined;
   const text = (name: string) => fields[name] ?? null;
@@ -99,6 +106,7 @@ function decodeKey(fields: Record<string, string>): ApiKeyRecord | undefined {
     enabled: fields.enabled !== '0',
     previous_hash: text('previous_hash'),
     previous_key_expires_at: text('previous_key_expires_at'),
+    revision: Number(fields.revision ?? 0),
   };
 }
 
@@ -121,6 +129,8 @@ export class RedisStore extends Store {
   private readonly origin = randomUUID();
   /** Key ids by the hash of a secret, as lookups named them (see `findKeyByHash`). */
   private readonly idsByHash = new Map<string, string>();
+  /** Records as last read, by key id, until when they may be used (see `findKeyByHash`). */
+  private readonly kept = new Map<string, { record: ApiKeyRecord; until: number }>();
   private readonly channel: string;
   private readonly waitReplicas: number;
 
@@ -252,21 +262,33 @@ export class RedisStore extends Store {
    * The lookup names a key id; the record decides. A lookup left behind by a rotation that died
    * half-way, or one whose hash the record no longer holds, opens nothing.
    *
-   * So the id a hash once named may be kept in memory: a secret's hash never names another key,
-   * and the record, read on every call, still decides. That saves every call but a key's first
-   * on this instance a round trip (and, on a Cluster, a second master).
+   * So the id a hash once named may be kept in memory: a secret's hash never names another key.
+   * The record is kept too, with its revision: a call made with a kept record is counted by a
+   * script that first compares the revision, and counts nothing when the record has changed since
+   * (CallCounter, KeyRecordChanged); a refusal is never made on a kept record (`fresh`). That
+   * saves every call but a key's first on this instance two round trips (and, on a Cluster, a
+   * second master).
    */
-  async findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+  async findKeyByHash(
+    hash: string,
+    options: { fresh?: boolean } = {},
+  ): Promise<ApiKeyRecord | undefined> {
     const known = this.idsByHash.get(hash);
+    if (known !== undefined && !options.fresh) {
+      const kept = this.kept.get(known);
+      if (kept && kept.until > Date.now() && opens(kept.record, hash)) return kept.record;
+    }
     const id = known ?? (await redisCall(this.client.get(RedisKeys.hashLookup(hash))));
     if (id === null) return undefined;
     const record = await this.findKeyById(id);
-    if (!record || (record.hash !== hash && record.previous_hash !== hash)) {
+    if (!record || !opens(record, hash)) {
       this.idsByHash.delete(hash);
       return undefined;
     }
+    // Only hashes and records of live keys are kept, so unknown tokens cannot grow them.
+    if (this.kept.size >= MAX_KNOWN_HASHES) this.kept.clear();
+    this.kept.set(id, { record: Object.freeze(record), until: Date.now() + KEPT_RECORD_MS });
     if (known === undefined) {
-      // Only hashes of live keys are kept, so unknown tokens cannot grow it.
       if (this.idsByHash.size >= MAX_KNOWN_HASHES) this.idsByHash.clear();
       this.idsByHash.set(hash, id);
     }
@@ -298,6 +320,7 @@ export class RedisStore extends Store {
       else set.push(field, encodeField(field, value));
     }
     await this.durable((p) => p.tisUpdateKey(RedisKeys.record(id), ...set, '--', ...unset));
+    this.kept.delete(id);
     return this.findKeyById(id);
   }
 
@@ -316,6 +339,7 @@ export class RedisStore extends Store {
       ),
     );
     if (dropped === null) return undefined;
+    this.kept.delete(id);
     await this.durable((p) => p.set(RedisKeys.hashLookup(rotation.hash), id));
     const steps = dropped.map((hash) => this.durable((p) => p.del(RedisKeys.hashLookup(hash))));
     const graceEnd = Date.parse(rotation.previous_key_expires_at ?? '');
@@ -331,7 +355,9 @@ export class RedisStore extends Store {
   }
 
   async revokeKey(id: string, at: string): Promise<boolean> {
-    return (await this.durable<number>((p) => p.tisRevokeKey(RedisKeys.record(id), at))) === 1;
+    const revoked = await this.durable<number>((p) => p.tisRevokeKey(RedisKeys.record(id), at));
+    this.kept.delete(id);
+    return revoked === 1;
   }
 
   async touchKey(id: string, at: string): Promise<void> {

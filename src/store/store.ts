@@ -17,6 +17,12 @@ export interface ApiKeyRecord {
   /** The hash of the secret before the last rotation, accepted until previous_key_expires_at. */
   previous_hash: string | null;
   previous_key_expires_at: string | null;
+  /**
+   * A shared store's count of the record's changes (Redis): every change raises it, so that a copy
+   * an instance keeps between calls is checked in the same step that counts a call. Undefined on
+   * SQLite, whose copies are checked against the database itself on every read.
+   */
+  revision?: number;
 }
 
 /** A key as inserted: the lifecycle fields default to enabled, no previous secret. */
@@ -110,7 +116,14 @@ export abstract class Store {
   abstract insertKey(key: NewKeyRecord): Promise<void>;
   /** Inserts the key only when the store holds no key at all; true when inserted. Atomic. */
   abstract insertKeyIfNone(key: NewKeyRecord): Promise<boolean>;
-  abstract findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The key a secret's hash opens. A shared store may answer from a copy kept between calls, to be
+   * checked when the call is counted (see CallCounter); `fresh` reads the record itself.
+   */
+  abstract findKeyByHash(
+    hash: string,
+    options?: { fresh?: boolean },
+  ): Promise<ApiKeyRecord | undefined>;
   abstract findKeyById(id: string): Promise<ApiKeyRecord | undefined>;
   /** Keys in `(created_at, id)` order, after `after` when given, at most `limit` when given. */
   abstract listKeys(page?: { after?: KeyPosition; limit?: number }): Promise<ApiKeyRecord[]>;

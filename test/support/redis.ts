@@ -224,8 +224,19 @@ export class RedisServer {
     await this.start();
   }
 
+  /** SIGSTOP: the server keeps its connections but answers nothing, as a hung machine would. */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT: a paused server answers again, the commands it was sent first. */
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** Stops the server and removes its directory. */
   async destroy(): Promise<void> {
+    this.resume();
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }

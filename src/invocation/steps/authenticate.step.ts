@@ -26,9 +26,14 @@ export class AuthenticateStep implements InvocationStep {
       throw new ApiError(400, 'Multiple Authorization headers');
     }
     const token = bearerToken(invocation.authorization[0]);
-    const key = token === undefined ? undefined : await this.keys.authenticate(token);
+    // A kept copy of the key's record is checked by the rate step's count: a call whose rate its
+    // transport counted meets no such count, and reads the record itself.
+    const fresh = invocation.freshKey === true || invocation.rateCounted;
+    const key = token === undefined ? undefined : await this.keys.authenticate(token, { fresh });
     if (key) {
       invocation.key = key;
+      // Only a shared store's records (they carry a revision) are kept between calls.
+      invocation.keyKept = !fresh && key.revision !== undefined;
       return;
     }
     await this.failures.recordFailure(invocation.client);

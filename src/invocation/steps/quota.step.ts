@@ -12,7 +12,7 @@ export class QuotaStep implements InvocationStep {
   constructor(private readonly quota: QuotaService) {}
 
   async run(invocation: Invocation): Promise<void> {
-    if (invocation.tool === undefined) return;
+    if (invocation.tool === undefined || invocation.quotaCounted) return;
     Object.assign(invocation.headers, quotaHeaders(await this.quota.consume(keyOf(invocation))));
   }
 }
