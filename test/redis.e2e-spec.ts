@@ -4,6 +4,7 @@ import { ApiKeyRecord, Store } from '../src/store/store';
 import { loadSettings } from '../src/settings/settings';
 import { createStore } from '../src/store/store.module';
 import { LogControl } from '../src/logging/log-control';
+import { REDIS_CLIENT, RedisClient } from '../src/store/redis.connection';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { runCli } from './support/cli';
 import { RedisServer, usingSharedRedis } from './support/redis';
@@ -181,6 +182,29 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       redis.resume();
     }
     await until(async () => (await greet(a, key)).status === 200, 'serving again');
+  });
+
+  it('keeps the connection made after a lost one: no timer of the lost one closes it', async () => {
+    const client = a.app.get<RedisClient>(REDIS_CLIENT);
+    redis.pause();
+    // A command waits on the silent server, so ioredis arms its socket timer (3 s).
+    const waiting = client.ping().catch(() => 'failed');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await redis.kill();
+    expect(await waiting).toBe('failed');
+    await redis.start();
+    await until(() => client.status === 'ready', 'connected again');
+    let closed = 0;
+    const onClose = () => closed++;
+    client.on('close', onClose);
+    try {
+      // Past the lost connection's timer: the new connection stays up and answers.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      expect(closed).toBe(0);
+      expect(await client.ping()).toBe('PONG');
+    } finally {
+      client.off('close', onClose);
+    }
   });
 
   it("calls B's override listeners within a second of a write on A", async () => {

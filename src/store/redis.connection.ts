@@ -152,14 +152,32 @@ export function createRedisClient(settings: Settings, role: string): RedisClient
   // A Cluster opens a node's connection on its first command, and without an offline queue every
   // other command sent to that node while it connects fails: connect each node as soon as it is known.
   client.on('+node', (node: Redis) => {
+    forgetSocketTimerOnClose(node);
     if (node.status === 'wait') node.connect().catch(() => undefined);
   });
+  if (client instanceof Redis) forgetSocketTimerOnClose(client);
   client.on('ready', () => {
     if (lastFailure !== undefined) logger.log(`Redis at ${where} is reachable again`);
     up = true;
     lastFailure = undefined;
   });
   return client;
+}
+
+/**
+ * ioredis 5 arms `socketTimeout`'s timer on a connection and clears it only when data arrives, so
+ * the timer of a connection that closed first (a server killed with commands waiting) outlives
+ * it, fires within 3 s and destroys whatever connection the client has then: the new one, made
+ * after the loss (a Sentinel failover's new master). The timer is dropped when its connection
+ * closes; the next command on the new connection arms one of its own. This is ioredis#2147, fixed
+ * in ioredis 6.0.0; this goes when the service moves to that major version (a change of its own).
+ */
+function forgetSocketTimerOnClose(connection: Redis): void {
+  const timers = connection as unknown as { socketTimeoutTimer?: NodeJS.Timeout };
+  connection.on('close', () => {
+    clearTimeout(timers.socketTimeoutTimer);
+    timers.socketTimeoutTimer = undefined;
+  });
 }
 
 /**
