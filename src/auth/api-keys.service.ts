@@ -3,7 +3,7 @@ import { AuditActor, SYSTEM_ACTOR } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../limits/clock';
 import { Settings, SETTINGS } from '../settings/settings';
-import { ApiKeyRecord, KeyChanges, Store } from '../store/store';
+import { ApiKeyRecord, KeyChanges, mayBeKept, Store } from '../store/store';
 import {
   API_KEY_PATTERN,
   displayPrefix,
@@ -280,7 +280,7 @@ export class ApiKeysService {
     if (!API_KEY_PATTERN.test(token)) return undefined;
     const hash = hashApiKey(token);
     let record = await this.store.findKeyByHash(hash, { fresh });
-    if (record && !fresh && !opens(record, hash, now)) {
+    if (record && !fresh && mayBeKept(record) && !opens(record, hash, now)) {
       record = await this.store.findKeyByHash(hash, { fresh: true });
     }
     if (!record || !opens(record, hash, now)) return undefined;

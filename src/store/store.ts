@@ -25,6 +25,14 @@ export interface ApiKeyRecord {
   revision?: number;
 }
 
+/**
+ * Whether a shared store may have answered this record from a copy kept between calls: its records
+ * carry a revision. The embedded store's never do (they are checked against the database on read).
+ */
+export function mayBeKept(record: Pick<ApiKeyRecord, 'revision'>): boolean {
+  return record.revision !== undefined;
+}
+
 /** A key as inserted: the lifecycle fields default to enabled, no previous secret. */
 export type NewKeyRecord = Omit<
   ApiKeyRecord,

@@ -4,6 +4,7 @@ import { ApiKeysService } from '../../auth/api-keys.service';
 import { AuthFailureLimiter } from '../../auth/auth-failure.limiter';
 import { notAuthenticated } from '../../auth/auth.errors';
 import { ApiError } from '../../errors/api-error';
+import { mayBeKept } from '../../store/store';
 import { Invocation, InvocationStep, PipelineStep, STEP_ORDER } from '../invocation';
 
 /**
@@ -32,8 +33,7 @@ export class AuthenticateStep implements InvocationStep {
     const key = token === undefined ? undefined : await this.keys.authenticate(token, { fresh });
     if (key) {
       invocation.key = key;
-      // Only a shared store's records (they carry a revision) are kept between calls.
-      invocation.keyKept = !fresh && key.revision !== undefined;
+      invocation.keyKept = !fresh && mayBeKept(key);
       return;
     }
     await this.failures.recordFailure(invocation.client);
