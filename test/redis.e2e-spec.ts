@@ -8,6 +8,9 @@ import { REDIS_CLIENT, RedisClient } from '../src/store/redis.connection';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { runCli } from './support/cli';
 import { RedisServer, usingSharedRedis } from './support/redis';
+import { KeyRateLimiter } from '../src/limits/key-rate-limiter';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /** Polls until the check holds; fails after a bounded wait instead of hanging. */
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
@@ -182,6 +185,36 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       redis.resume();
     }
     await until(async () => (await greet(a, key)).status === 200, 'serving again');
+  });
+
+  it("lets a round's calls die young once they are counted (no old-space table keeps them)", async () => {
+    // The call counter gathers a round's calls in a Map. Emptied with clear(), a Map whose table
+    // is in the old generation gets its next table there too, and the emptied table still holds
+    // the round's calls: until the next full collection they survive every scavenge and are
+    // promoted, each round's in turn (docs/performance.md, "Promoted garbage").
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
+    const oldSpace = () =>
+      getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
+    const id = (await a.app.get(Store).listKeys()).find((k) => k.name === 'initial-admin')!.id;
+    const limiter = a.app.get(KeyRateLimiter);
+    const record = async () => (await a.app.get(Store).findKeyById(id))!;
+    /** One round with `payload` among its calls (about 400 KB of young objects). */
+    const round = async (payload?: object) =>
+      (await limiter.consume({ ...(await record()), payload } as ApiKeyRecord)).headers;
+    const promoted: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      gc({ type: 'major' }); // the counter and its Map are old now, as in a long-running process
+      await round(); // a first round after it, as on a busy server
+      const before = oldSpace();
+      const headers = await round(Array.from({ length: 10_000 }, (_, n) => ({ n })));
+      expect(headers).toHaveProperty('X-RateLimit-Limit');
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc({ type: 'minor' });
+      gc({ type: 'minor' });
+      promoted.push(oldSpace() - before);
+    }
+    expect(Math.min(...promoted)).toBeLessThan(150_000);
   });
 
   it('keeps the connection made after a lost one: no timer of the lost one closes it', async () => {
