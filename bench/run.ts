@@ -130,7 +130,7 @@ interface Result {
   stall?: Load & { loopMaxMs?: number; gcOver10ms?: number; gcOver100ms?: number };
   soak?: {
     requests: number;
-    /** The lowest RSS of the soak's first and last quarter (see `soak`). */
+    /** The median trough of RSS in the soak's first and last quarter (see `soak`). */
     rssBeforeMb: number;
     rssAfterMb: number;
     growthMb: number;
@@ -429,8 +429,10 @@ async function stallRun(r: Running): Promise<NonNullable<Result['stall']>> {
  * RSS growth over the soak, robust to when the collector last ran: RSS swings by tens of MB between
  * collections (about 60 MB on Express), so two single readings can differ by that much with nothing
  * leaked. RSS is read at the start, every 500 ms and at the end of the soak; the growth is the
- * lowest reading of its last quarter minus the lowest of its first (the troughs, right after
- * collections: what a leak raises).
+ * median trough of its last quarter minus the median trough of its first. The troughs (readings
+ * no higher than their neighbours: right after collections) are what a leak raises, all of them;
+ * their median, not their lowest, since now and then one trough falls 20 MB under the others
+ * (memory handed back to the system) and the lowest of a quarter then measures that fall.
  */
 async function soak(r: Running): Promise<NonNullable<Result['soak']>> {
   const pid = r.child.pid!;
@@ -440,8 +442,8 @@ async function soak(r: Running): Promise<NonNullable<Result['soak']>> {
   clearInterval(timer);
   series.push(rssMb(pid));
   const quarter = Math.max(1, Math.floor(series.length / 4));
-  const rssBeforeMb = Math.min(...series.slice(0, quarter));
-  const rssAfterMb = Math.min(...series.slice(-quarter));
+  const rssBeforeMb = median(troughs(series.slice(0, quarter)));
+  const rssAfterMb = median(troughs(series.slice(-quarter)));
   return {
     requests: l.requests,
     rssBeforeMb,
@@ -449,6 +451,13 @@ async function soak(r: Running): Promise<NonNullable<Result['soak']>> {
     growthMb: round1(rssAfterMb - rssBeforeMb),
     rssSeriesMb: series,
   };
+}
+
+/** The readings no higher than their neighbours (a quarter's ends count as having one). */
+function troughs(series: number[]): number[] {
+  return series.filter(
+    (v, i) => (i === 0 || v <= series[i - 1]) && (i === series.length - 1 || v <= series[i + 1]),
+  );
 }
 
 function summarise(r: Running, rounds: Load[], rssAfterMb: number): Result {
