@@ -1,5 +1,8 @@
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
+import { KeyRateLimiter } from '../src/limits/key-rate-limiter';
 import { ApiKeyRecord, Store } from '../src/store/store';
 import { loadSettings } from '../src/settings/settings';
 import { createStore } from '../src/store/store.module';
@@ -8,9 +11,6 @@ import { REDIS_CLIENT, RedisClient } from '../src/store/redis.connection';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { runCli } from './support/cli';
 import { RedisServer, usingSharedRedis } from './support/redis';
-import { KeyRateLimiter } from '../src/limits/key-rate-limiter';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 /** Polls until the check holds; fails after a bounded wait instead of hanging. */
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
@@ -413,12 +413,15 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     const statuses: number[] = [];
     const unavailable: Response[] = [];
     let done = false;
+    /** One call; its status goes into `into`, a 503 into `unavailable` too. */
+    const call = async (t: TestApp, into: number[]) => {
+      const res = await greet(t, key);
+      into.push(res.status);
+      if (res.status === 503) unavailable.push(res);
+      return res.status;
+    };
     const worker = async (t: TestApp) => {
-      for (let i = 0; i < 300 && !done; i++) {
-        const res = await greet(t, key);
-        statuses.push(res.status);
-        if (res.status === 503) unavailable.push(res);
-      }
+      for (let i = 0; i < 300 && !done; i++) await call(t, statuses);
     };
     const workers = [a, b, a, b].map(worker);
     await until(() => count(statuses, 200) >= 20 || done, 'calls served before the stop');
@@ -448,14 +451,8 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     // Every answer of the polls counts too: one instance may serve (and count) for a while before
     // the other has its connection back.
     const recovering: number[] = [];
-    const serving = async (t: TestApp) => {
-      const res = await greet(t, key);
-      recovering.push(res.status);
-      if (res.status === 503) unavailable.push(res);
-      return res.status === 200;
-    };
     await until(
-      async () => (await serving(a)) && (await serving(b)),
+      async () => (await call(a, recovering)) === 200 && (await call(b, recovering)) === 200,
       'both instances serving again',
     );
     expect(recovering.filter((s) => s !== 200 && s !== 503)).toEqual([]);
