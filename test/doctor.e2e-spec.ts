@@ -90,6 +90,29 @@ describe('doctor (e2e)', () => {
     expect(await store.getOverrides()).toEqual(overrides);
   });
 
+  it('warns about a stored key whose plan is not a plan, and serves it with the default plan', async () => {
+    const { id, key: planless } = await t.createKeyWithId({ scope_template: 'standard' });
+    // As a key stored before plans were checked as names (or whose plan the operator removed).
+    await t.app.get(Store).updateKey(id, { plan: 'constructor' });
+    try {
+      const check = byName((await doctor({})).body.checks as Check[], 'api_keys');
+      expect(check.status).toBe('warn');
+      expect(check.message).toContain(`${id} (plan "constructor")`);
+      expect(check.message).toContain("default plan's (free) limits");
+      const call = await t
+        .http()
+        .post('/api/v1/services/greet')
+        .set(bearer(planless))
+        .send({ name: 'A' });
+      expect(call.status).toBe(200);
+      expect(call.headers['x-ratelimit-limit']).toBe('5');
+      expect(call.headers['x-quota-limit']).toBe('100');
+    } finally {
+      await t.app.get(Store).updateKey(id, { plan: 'free' });
+    }
+    expect(byName((await doctor({})).body.checks as Check[], 'api_keys').status).toBe('pass');
+  });
+
   it('fails data_directory when the data directory refuses new files', async () => {
     const undo = makeReadOnly(t.dataDir);
     if (!undo) return console.warn('skipped: this machine cannot make a directory read-only');

@@ -100,6 +100,99 @@ describe('limits a hostile key cannot escape (e2e)', () => {
       expect((await create(unlimited, { rate_limit: 1001 })).status).toBe(403);
     });
 
+    it('a free admin:write key cannot take over an unlimited key: no rotate, patch, disable or revoke', async () => {
+      // The red team's take-over: rotate an unlimited services:execute key with a week of grace,
+      // take its new secret, patch admin:write onto it, mint unlimited keys with it.
+      const free = await t.createKey({
+        scopes: ['admin:write', 'admin:read', 'services:execute'],
+        plan: 'free',
+      });
+      const { id, key: victim } = await t.createKeyWithId({
+        scopes: ['services:execute'],
+        plan: 'unlimited',
+      });
+      const keys = `/api/v1/auth/api-keys/${id}`;
+      for (const res of [
+        await t.http().post(`${keys}/rotate`).set(bearer(free)).send({ grace_seconds: 604800 }),
+        await t
+          .http()
+          .patch(keys)
+          .set(bearer(free))
+          .send({ scopes: ['admin:write'] }),
+        await t.http().patch(keys).set(bearer(free)).send({ name: 'renamed' }),
+        await t.http().patch(keys).set(bearer(free)).send({ enabled: false }),
+        await t.http().delete(keys).set(bearer(free)),
+      ]) {
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual(INSUFFICIENT);
+      }
+      const view = await t.http().get(keys).set(bearer(t.adminKey));
+      expect(view.body).toMatchObject({ name: 'test', status: 'active', plan: 'unlimited' });
+      expect(view.body.previous_key_expires_at).toBeNull();
+      const still = await t
+        .http()
+        .post('/api/v1/services/greet')
+        .set(bearer(victim))
+        .send({ name: 'A' });
+      expect(still.status).toBe(200);
+    });
+
+    it("a key whose own limits beat the caller's is out of reach too, whatever its plan", async () => {
+      const free = await t.createKey({
+        scopes: ['admin:write', 'admin:read', 'services:execute'],
+        plan: 'free',
+      });
+      const generous = await t.createKeyWithId({
+        scopes: ['services:execute'],
+        plan: 'free',
+        rate_limit: 500,
+      });
+      const res = await t
+        .http()
+        .post(`/api/v1/auth/api-keys/${generous.id}/rotate`)
+        .set(bearer(free))
+        .send({});
+      expect(res.status).toBe(403);
+      // One within the caller's own limits stays manageable.
+      const peer = await t.createKeyWithId({ scopes: ['services:execute'], plan: 'free' });
+      const ok = await t
+        .http()
+        .post(`/api/v1/auth/api-keys/${peer.id}/rotate`)
+        .set(bearer(free))
+        .send({});
+      expect(ok.status).toBe(201);
+    });
+
+    it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])(
+      'plan %j is an unknown plan on create and PATCH: 400 value_error, nothing stored',
+      async (plan) => {
+        const created = await create(t.adminKey, { plan });
+        expect(created.status).toBe(400);
+        expect(created.body.detail[0]).toMatchObject({
+          loc: ['body', 'plan'],
+          type: 'value_error',
+        });
+        const { id, key } = await t.createKeyWithId({ scope_template: 'standard' });
+        const patched = await t
+          .http()
+          .patch(`/api/v1/auth/api-keys/${id}`)
+          .set(bearer(t.adminKey))
+          .send({ plan });
+        expect(patched.status).toBe(400);
+        expect(patched.body.detail[0]).toMatchObject({
+          loc: ['body', 'plan'],
+          type: 'value_error',
+        });
+        const call = await t
+          .http()
+          .post('/api/v1/services/greet')
+          .set(bearer(key))
+          .send({ name: 'A' });
+        expect(call.status).toBe(200);
+        expect(call.headers['x-ratelimit-limit']).toBe('5');
+      },
+    );
+
     it('a scope the caller lacks is refused with exactly the 403 text', async () => {
       const writer = await t.createKey({ scopes: ['admin:write'], plan: 'unlimited' });
       const res = await create(writer, { scopes: ['admin:read'] });

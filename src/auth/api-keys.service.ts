@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AuditActor, SYSTEM_ACTOR } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../limits/clock';
-import { Settings, SETTINGS } from '../settings/settings';
+import { planNamed, Settings, SETTINGS } from '../settings/settings';
 import { ApiKeyRecord, KeyChanges, mayBeKept, Store } from '../store/store';
 import {
   API_KEY_PATTERN,
@@ -169,7 +169,7 @@ export class ApiKeysService {
 
   /** Checks a plan name against the operator's plans (400 for an unknown one). */
   checkPlan(plan: string): void {
-    if (!this.settings.plans[plan]) {
+    if (!planNamed(this.settings.plans, plan)) {
       throw new KeyRequestError(
         `Unknown plan '${plan}'; expected one of: ${Object.keys(this.settings.plans).join(', ')}`,
         ['plan'],

@@ -263,7 +263,7 @@ export class AuthController {
     return usageView(this.quota, await this.found(id), days as number);
   }
 
-  /** Revokes a key: from now on it gets 401. Only a caller holding every scope of that key may. */
+  /** Revokes a key: from now on it gets 401. Only a caller holding all that key holds may. */
   @Delete('api-keys/:id')
   @HttpCode(200)
   @Scopes(['admin:write'])
@@ -276,7 +276,8 @@ export class AuthController {
     @Actor() actor: AuditActor,
   ): Promise<RevokedApiKey> {
     const target = await this.found(id);
-    if (!mayManage(caller, target)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
+    if (!mayManage(caller, target, this.settings))
+      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     await this.keys.revoke(id, actor);
     return { id, status: 'revoked' };
   }
@@ -287,10 +288,14 @@ export class AuthController {
     return target;
   }
 
-  /** A key the caller may change: it exists (404), the caller holds its scopes (403), not revoked (409). */
+  /**
+   * A key the caller may change: it exists (404), holds nothing the caller lacks (403: no scope, no
+   * more generous limit), and is not revoked (409).
+   */
   private async manageable(caller: AuthenticatedKey, id: string): Promise<ApiKeyRecord> {
     const target = await this.found(id);
-    if (!mayManage(caller, target)) throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
+    if (!mayManage(caller, target, this.settings))
+      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     if (target.revoked_at) throw new ApiError(409, KEY_REVOKED);
     return target;
   }

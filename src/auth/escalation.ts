@@ -1,5 +1,5 @@
-import { effectiveLimits } from '../limits/key-limits';
-import type { PlanLimits, Settings } from '../settings/settings';
+import { effectiveLimits, planLimits } from '../limits/key-limits';
+import type { Settings } from '../settings/settings';
 import type { AuthenticatedKey } from './authenticated-key';
 import { hasScope } from './scopes';
 
@@ -18,10 +18,14 @@ function moreDaily(a: number | null, b: number | null): boolean {
 }
 
 /**
- * Whether a grant goes beyond what the caller holds: a scope it lacks, or a daily or rate limit more
- * generous than its own effective ones. Only the fields being set are compared, each limit on its
- * own: a plan by its limits, unless the grant sets that limit itself (a null limit falls back to
- * the plan, `basePlan` when the grant names none).
+ * The one no-escalation rule: whether a grant goes beyond what the caller holds, a scope it lacks,
+ * or a daily or rate limit more generous than its own effective ones. Only the fields being set are
+ * compared, each limit on its own: a plan by its limits, unless the grant sets that limit itself (a
+ * null limit falls back to the plan, `basePlan` when the grant names none).
+ *
+ * Granting (create, PATCH) asks it of the fields sent; acting on a key (PATCH, rotate, disable,
+ * revoke) asks it of the key as it stands (mayManage): a caller may not take hold of a key that
+ * holds more than it does, for a key's new secret is all it takes to use what the key holds.
  */
 export function escalates(
   caller: AuthenticatedKey,
@@ -31,15 +35,22 @@ export function escalates(
 ): boolean {
   if (grant.scopes?.some((scope) => !hasScope(caller.scopes, scope))) return true;
   const own = effectiveLimits(caller, settings);
-  const plan: PlanLimits =
-    settings.plans[grant.plan ?? basePlan] ?? settings.plans[settings.defaultPlan];
+  const plan = planLimits(settings, grant.plan ?? basePlan);
   const setsDaily = grant.plan !== undefined || grant.daily_limit !== undefined;
   const setsRate = grant.plan !== undefined || grant.rate_limit !== undefined;
   if (setsDaily && moreDaily(grant.daily_limit ?? plan.daily_limit, own.daily_limit)) return true;
   return setsRate && (grant.rate_limit ?? plan.rate_limit) > own.rate_limit;
 }
 
-/** Whether the caller may act on (revoke, change) a key: it must hold every scope that key holds. */
-export function mayManage(caller: AuthenticatedKey, target: { scopes: string[] }): boolean {
-  return target.scopes.every((scope) => hasScope(caller.scopes, scope));
+/**
+ * Whether the caller may act on (change, rotate, disable, revoke) a key: everything the key holds,
+ * its scopes and its effective limits, is within what the caller holds, by the rule of granting.
+ */
+export function mayManage(
+  caller: AuthenticatedKey,
+  target: Required<Grant>,
+  settings: Settings,
+): boolean {
+  const { scopes, plan, daily_limit, rate_limit } = target;
+  return !escalates(caller, { scopes, plan, daily_limit, rate_limit }, settings);
 }

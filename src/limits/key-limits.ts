@@ -1,4 +1,4 @@
-import type { PlanLimits, Settings } from '../settings/settings';
+import { planNamed, type PlanLimits, type Settings } from '../settings/settings';
 import { RedisKeys } from '../store/redis.keys';
 
 /** What limits need to know of a key: its id, its plan and its own limits (an API key has them). */
@@ -11,9 +11,20 @@ export interface LimitedKey {
   revision?: number;
 }
 
-/** A key's own limits beat its plan's; a plan the operator has since removed gives the default plan's. */
+/**
+ * The limits of a plan by name; a name that is not a plan (one the operator has since removed, or
+ * one stored before plans were checked as own entries) gives the default plan's.
+ */
+export function planLimits(settings: Settings, name: string): PlanLimits {
+  return (
+    planNamed(settings.plans, name) ??
+    (planNamed(settings.plans, settings.defaultPlan) as PlanLimits)
+  );
+}
+
+/** A key's own limits beat its plan's. */
 export function effectiveLimits(key: LimitedKey, settings: Settings): PlanLimits {
-  const plan = settings.plans[key.plan] ?? settings.plans[settings.defaultPlan];
+  const plan = planLimits(settings, key.plan);
   return {
     daily_limit: key.daily_limit ?? plan.daily_limit,
     rate_limit: key.rate_limit ?? plan.rate_limit,

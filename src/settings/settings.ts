@@ -73,6 +73,17 @@ export const DEFAULT_PLANS: Record<string, PlanLimits> = {
 
 export { SettingsError };
 
+/**
+ * The plan of that name, or undefined: only the plans table's own entries are plans, so a name like
+ * `__proto__`, `constructor` or `toString` is an unknown plan, never an object member.
+ */
+export function planNamed(
+  plans: Readonly<Record<string, PlanLimits>>,
+  name: string,
+): PlanLimits | undefined {
+  return Object.hasOwn(plans, name) ? plans[name] : undefined;
+}
+
 function intFrom(env: Environment, name: string, fallback: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -163,7 +174,11 @@ function checkLimit(where: string, value: unknown, nullable: boolean): number | 
 }
 
 function resolvePlans(env: Environment, fileLimits: Record<string, unknown>) {
-  const plans: Record<string, PlanLimits> = structuredClone(DEFAULT_PLANS);
+  // No prototype: nothing but the plans themselves is ever read from it.
+  const plans = Object.assign(
+    Object.create(null) as Record<string, PlanLimits>,
+    structuredClone(DEFAULT_PLANS),
+  );
   const filePlans = fileLimits.plans;
   if (filePlans !== undefined) {
     if (!filePlans || typeof filePlans !== 'object') {
@@ -174,7 +189,7 @@ function resolvePlans(env: Environment, fileLimits: Record<string, unknown>) {
         throw new SettingsError(`Invalid CONFIG_FILE: limits.plans.${name} must be a mapping`);
       }
       const plan = value as Record<string, unknown>;
-      const base = plans[name] ?? { daily_limit: null, rate_limit: 1 };
+      const base = planNamed(plans, name) ?? { daily_limit: null, rate_limit: 1 };
       plans[name] = {
         daily_limit:
           'daily_limit' in plan
@@ -206,7 +221,7 @@ export function loadSettings(env: Environment): Settings {
   const fileLimits = limitsFromFile(configFile, configDocument);
   const plans = resolvePlans(env, fileLimits);
   const defaultPlan = env.DEFAULT_PLAN || 'free';
-  if (!plans[defaultPlan])
+  if (!planNamed(plans, defaultPlan))
     throw new SettingsError(`Invalid environment: DEFAULT_PLAN '${defaultPlan}' is not a plan`);
   const fileAuthLimit = fileLimits.auth_failures_per_minute;
   const authFailureLimit = intFrom(
