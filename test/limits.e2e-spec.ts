@@ -226,3 +226,39 @@ describe.each([
     expect((await failFrom('198.51.100.9')).status).toBe(trusted ? 401 : 429);
   });
 });
+
+describe('a client flat out over its rate limit (e2e)', () => {
+  const WINDOW_MS = 500;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ env: { RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) } });
+  });
+  afterAll(() => t.close());
+
+  it('still gets its limit each window: no penalty block beyond the window', async () => {
+    const key = await t.createKey({ rate_limit: 5, plan: 'unlimited' });
+    const windows = 4;
+    const until = Date.now() + windows * WINDOW_MS;
+    const statuses: number[] = [];
+    // Four clients sending without pause for four windows: a bounded loop on loopback.
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (Date.now() < until) {
+          const res = await t
+            .http()
+            .post('/api/v1/services/greet')
+            .set(bearer(key))
+            .send({ name: 'F' });
+          statuses.push(res.status);
+        }
+      }),
+    );
+    const served = statuses.filter((status) => status === 200).length;
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    // At least 80 % of the limit's worth over the four windows, and never more than the limit in
+    // any window (the run may touch a fifth).
+    expect(served).toBeGreaterThanOrEqual(0.8 * 5 * windows);
+    expect(served).toBeLessThanOrEqual(5 * (windows + 1));
+  });
+});

@@ -1,5 +1,5 @@
 import { Store, StoreUnavailableError, type QuotaResult } from '../store/store';
-import type { KeyRateBudget } from './key-limits';
+import { type KeyRateBudget, UNTIL_WINDOW_ENDS } from './key-limits';
 import type { BudgetStorage, ThrottlerStorageRecord } from './memory-throttler.storage';
 
 /** One call to count: against the key's rate budget, then (when `quota` is given) its daily quota. */
@@ -53,7 +53,7 @@ export class LocalCallCounter extends CallCounter {
       budget.storageKey,
       budget.ttlMs,
       budget.limit,
-      budget.ttlMs,
+      UNTIL_WINDOW_ENDS,
       budget.throttler,
     );
     if (rate.isBlocked || !quota) return { rate };

@@ -43,6 +43,15 @@ export interface KeyRateBudget {
 }
 
 /**
+ * The block a call over the budget sets, as the key budget's storages read it: until the window
+ * ends, and no longer. The window is fixed: a call over the limit is refused until the window
+ * ends, and the next window serves the whole limit again. The throttler's own block (as long as a
+ * window, from the first call over) ran into the next window, where a client sending flat out had
+ * gone over again before it ended, and was blocked anew: such a client got about 13 % of its limit.
+ */
+export const UNTIL_WINDOW_ENDS = 0;
+
+/**
  * The storage key of a key's budget: one per key across every route and protocol. On Redis it
  * carries the key's hash tag, so the budget lives in the key's Cluster slot.
  */

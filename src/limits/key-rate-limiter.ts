@@ -32,6 +32,7 @@ export class KeyRateLimiter {
     const budget = keyRateBudget(key, this.settings);
     const counted = await this.counter.count({ key, budget, quota });
     const hit = counted.rate;
+    // Refused until the window ends, no longer (UNTIL_WINDOW_ENDS).
     if (hit.isBlocked) throw rateLimitExceeded(budget.limit, budget.ttlMs, hit.timeToBlockExpire);
     return {
       headers: rateLimitState(budget.limit, budget.limit - hit.totalHits, hit.timeToExpire),

@@ -57,8 +57,10 @@ export class MemoryThrottlerStorage implements BudgetStorage {
     const now = Date.now();
     const counter = this.current(`${key}:${throttlerName}`, ttl, now);
     counter.hits += 1;
-    if (counter.blockedUntil <= now && counter.hits > limit)
-      counter.blockedUntil = now + blockDuration;
+    if (counter.blockedUntil <= now && counter.hits > limit) {
+      // UNTIL_WINDOW_ENDS (a key's budget): blocked for what is left of the window, no longer.
+      counter.blockedUntil = blockDuration > 0 ? now + blockDuration : counter.expiresAt;
+    }
     const blocked = counter.blockedUntil > now;
     return Promise.resolve({
       totalHits: counter.hits,

@@ -6,6 +6,7 @@ import { RedisKeys } from '../store/redis.keys';
 import { CONSUME_QUOTA_LUA } from '../store/redis.scripts';
 import { QUOTA_KEEP_SECONDS } from '../store/redis.store';
 import { CallCount, CallCounted, CallCounter, KeyRecordChanged } from './call-counter';
+import { UNTIL_WINDOW_ENDS } from './key-limits';
 import type { BudgetStorage, TakeResult, ThrottlerStorageRecord } from './memory-throttler.storage';
 
 /**
@@ -36,9 +37,10 @@ return {1, hits, left}
  * The calls of one key counted in one step (CallCounter), each as if alone and in order: its
  * record's revision compared (a changed record counts nothing), then the library's script on the
  * key's rate budget (run as it is, as a function), then the day's quota unless the budget refused
- * the call. KEYS: the key's record, hits, blocked, the day's quota counter. ARGV: throttler, ttl
- * (also the block duration), seconds to keep the quota counter, then for each call: the revision
- * it was decided on, its rate limit, its daily limit ('' to leave the quota alone, -1 for none).
+ * the call. KEYS: the key's record, hits, blocked, the day's quota counter. ARGV: throttler, ttl,
+ * the block duration (UNTIL_WINDOW_ENDS: what is left of the window), seconds to keep the quota
+ * counter, then for each call: the revision it was decided on, its rate limit, its daily limit
+ * ('' to leave the quota alone, -1 for none).
  * Returns per call {-1} when the record changed, else the library's four values, then
  * {counted 1|0, used} when the quota was counted.
  */
@@ -51,12 +53,18 @@ ${CONSUME_QUOTA_LUA}
 local record = redis.call('HMGET', KEYS[1], 'id', 'revision')
 local current = record[1] and (record[2] or '0')
 local replies = {}
-for i = 4, #ARGV, 3 do
+local block = tonumber(ARGV[3])
+for i = 5, #ARGV, 3 do
   local reply = {-1}
   if ARGV[i] == current then
-    reply = throttle({KEYS[2], KEYS[3]}, {ARGV[1], ARGV[2], ARGV[i + 1], ARGV[2]})
+    -- UNTIL_WINDOW_ENDS: a call over the limit blocks for what is left of the window.
+    if tonumber(ARGV[3]) <= 0 then
+      block = redis.call('PTTL', KEYS[2])
+      if block <= 0 then block = tonumber(ARGV[2]) end
+    end
+    reply = throttle({KEYS[2], KEYS[3]}, {ARGV[1], ARGV[2], ARGV[i + 1], block})
     if reply[3] == 0 and ARGV[i + 2] ~= '' then
-      local quota = consumeQuota(KEYS[4], ARGV[i + 2], ARGV[3])
+      local quota = consumeQuota(KEYS[4], ARGV[i + 2], ARGV[4])
       reply[5] = quota[1]
       reply[6] = quota[2]
     end
@@ -236,6 +244,7 @@ export class RedisCallCounter extends CallCounter {
           RedisKeys.quota(key.id, quota?.day ?? ''),
           budget.throttler,
           budget.ttlMs,
+          UNTIL_WINDOW_ENDS,
           QUOTA_KEEP_SECONDS,
           ...calls.flatMap(({ call }) => [
             String(call.key.revision ?? 0),
