@@ -180,3 +180,40 @@ describe('audit trail (e2e)', () => {
     expect(t.logs.text()).not.toContain('super-secret-1');
   });
 });
+
+describe('audit lines at any logging level (e2e)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(() => t.close());
+
+  it('writes the audit line of every entry even at logging.level fatal: a standard key cannot silence them', async () => {
+    const standard = await t.createKey({ scope_template: 'standard' });
+    const set = await t
+      .http()
+      .post('/api/v1/services/config_set')
+      .set(bearer(standard))
+      .send({ key: 'logging.level', value: 'fatal' });
+    expect(set.status).toBe(200);
+    const created = await t.createKeyWithId({ name: 'after-silence' });
+    const logged = t.logs
+      .records()
+      .filter((r) => r.context === 'Audit')
+      .map((r) => r.audit as Entry);
+    expect(
+      logged.find((e) => e.action === 'api_key.create' && e.target === created.id),
+    ).toMatchObject({ details: expect.objectContaining({ name: 'after-silence' }) });
+    expect(logged.find((e) => e.action === 'config.set')).toMatchObject({
+      target: 'logging.level',
+    });
+    // Other lines below fatal stay silent: only the audit trail is exempt.
+    const info = t.logs.records().filter((r) => r.level === 'info' && r.context !== 'Audit');
+    const before = info.length;
+    await t.http().get('/api/v1/nothing-here').set(bearer(standard));
+    expect(
+      t.logs.records().filter((r) => r.level === 'info' && r.context !== 'Audit'),
+    ).toHaveLength(before);
+  });
+});

@@ -13,6 +13,13 @@ export interface AuditActor {
   source?: 'cli' | 'system';
 }
 
+/**
+ * The field of a log line that carries an audit entry. Such a line is written whatever the live
+ * `logging.level` (src/logging/): the level is a setting any key with services:execute may change
+ * (config_set), and the record of who changed what must not be silenced by whom it records.
+ */
+export const AUDIT_LOG_FIELD = 'audit';
+
 /** The operator at the CLI: audit entries name no key, and say `source: cli`. */
 export const CLI_ACTOR: AuditActor = { actorKeyId: null, requestId: null, source: 'cli' };
 

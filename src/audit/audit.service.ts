@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../limits/clock';
 import { AuditEntry, Store } from '../store/store';
-import type { AuditActor } from './audit.context';
+import { AUDIT_LOG_FIELD, type AuditActor } from './audit.context';
 
 /** Entries are kept this many days. */
 export const AUDIT_KEEP_DAYS = 90;
@@ -51,7 +51,7 @@ export class AuditService {
       },
       this.keepSince(now),
     );
-    this.logger.log({ audit: entry }, `Audit: ${action} ${target}`);
+    this.logger.log({ [AUDIT_LOG_FIELD]: entry }, `Audit: ${action} ${target}`);
     return entry;
   }
 

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import pino, { Bindings, DestinationStream } from 'pino';
 import { Options, pinoHttp } from 'pino-http';
+import { AUDIT_LOG_FIELD } from '../audit/audit.context';
 import type { ApiRequest } from '../auth/authenticated-key';
 import { requestView } from '../common/request-log';
 import { LOG_DESTINATION, LogControl, PINO } from './log-control';
@@ -18,6 +19,12 @@ export const REDACTED_PATHS = [
   '*.key',
 ];
 
+/** A line that records an audit entry: written at any live level (see AUDIT_LOG_FIELD). */
+function isAuditLine(args: unknown[]): boolean {
+  const first = args[0];
+  return typeof first === 'object' && first !== null && AUDIT_LOG_FIELD in first;
+}
+
 function createPino(destination: DestinationStream, control: LogControl) {
   return pino(
     {
@@ -25,7 +32,7 @@ function createPino(destination: DestinationStream, control: LogControl) {
       level: 'trace',
       hooks: {
         logMethod(args, method, level) {
-          if (control.writes(level)) method.apply(this, args);
+          if (control.writes(level) || isAuditLine(args)) method.apply(this, args);
         },
       },
       base: undefined,
