@@ -1,4 +1,6 @@
+import { Store } from '../src/store/store';
 import { bearer, startApp, TestApp } from './support/app';
+import { RevokeSelfToolModule } from './support/revoking-tool.module';
 
 const INSUFFICIENT = { detail: 'Insufficient permissions for this operation.' };
 
@@ -7,7 +9,7 @@ describe('limits a hostile key cannot escape (e2e)', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp({ imports: [RevokeSelfToolModule] });
   });
   afterAll(() => t.close());
 
@@ -48,7 +50,7 @@ describe('limits a hostile key cannot escape (e2e)', () => {
       expect(rest.status).toBe(429);
     });
 
-    it('counts single requests, not notifications, and a tools/call once', async () => {
+    it('counts every message, notifications too, and a tools/call once', async () => {
       const key = await t.createKey({ scope_template: 'standard', rate_limit: 3 });
       const call = await mcp(key, {
         jsonrpc: '2.0',
@@ -60,9 +62,121 @@ describe('limits a hostile key cannot escape (e2e)', () => {
       expect(call.headers['x-ratelimit-remaining']).toBe('2');
       const note = await mcp(key, { jsonrpc: '2.0', method: 'notifications/initialized' });
       expect(note.status).toBe(202);
+      expect(note.headers['x-ratelimit-remaining']).toBe('1');
       const after = await mcp(key, listTools(2));
       expect(after.status).toBe(200);
-      expect(after.headers['x-ratelimit-remaining']).toBe('1');
+      expect(after.headers['x-ratelimit-remaining']).toBe('0');
+    });
+
+    it("refuses a 5/s key's batch of 10 notifications with 429", async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 5 });
+      const notes = Array.from({ length: 10 }, () => ({
+        jsonrpc: '2.0',
+        method: 'notifications/initialized',
+      }));
+      const res = await mcp(key, notes);
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({
+        detail: expect.stringMatching(/^Rate limit exceeded: 5 requests per second\./),
+      });
+    });
+
+    it('counts a POST that holds no JSON-RPC message at all once', async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 2 });
+      for (const raw of ['[]', '"junk"', '42']) {
+        const res = await t
+          .http()
+          .post('/mcp')
+          .set(bearer(key))
+          .set('Accept', 'application/json, text/event-stream')
+          .set('Content-Type', 'application/json')
+          .send(raw);
+        expect(res.status).toBeLessThan(500);
+      }
+      const last = await mcp(key, listTools(1));
+      expect(last.status).toBe(429);
+    });
+
+    it('refuses a batch with two requests of one id whole: HTTP 400, -32600, nothing runs or counts', async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 5 });
+      const set = (id: number, value: string) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'config_set', arguments: { key: 'llm_config.cache_dir', value } },
+      });
+      const res = await mcp(key, [set(1, 'dup-a'), set(2, 'dup-b'), set(1, 'dup-c')]);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/id/) },
+      });
+      expect(await t.app.get(Store).getOverrides()).not.toHaveProperty('llm_config.cache_dir');
+      const next = await mcp(key, listTools(9));
+      expect(next.headers['x-ratelimit-remaining']).toBe('4');
+    });
+
+    it('refuses a message whose _meta holds more than 64 entries: HTTP 400, -32602, counted, nothing runs', async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 5, daily_limit: 10 });
+      const _meta = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]));
+      const call = {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'greet', arguments: { name: 'A' }, _meta },
+      };
+      const res = await mcp(key, call);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+      const note = await mcp(key, {
+        jsonrpc: '2.0',
+        method: 'notifications/initialized',
+        params: { _meta },
+      });
+      expect(note.status).toBe(400);
+      expect(note.body).toMatchObject({ id: null, error: { code: -32602 } });
+      // 64 entries are fine; the two refusals counted against the rate limit, not the quota.
+      const fine = await mcp(key, {
+        ...call,
+        params: { ...call.params, _meta: Object.fromEntries(Object.entries(_meta).slice(0, 64)) },
+      });
+      expect(fine.status).toBe(200);
+      expect(fine.headers['x-ratelimit-remaining']).toBe('2');
+      const usage = await t.http().get('/api/v1/usage').set(bearer(key));
+      expect(usage.body).toMatchObject({ used: 1 });
+    });
+
+    it('stops the calls of a batch not yet started once the key is revoked during it', async () => {
+      const key = await t.createKey({ scope_template: 'standard', plan: 'unlimited' });
+      const call = (id: number, name: string, args: object) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
+      const res = await mcp(key, [
+        call(1, 'greet', { name: 'before' }),
+        call(2, 'revoke_self', {}),
+        call(3, 'greet', { name: 'after' }),
+        call(4, 'greet', { name: 'after' }),
+      ]);
+      expect(res.status).toBe(200);
+      const byId = new Map(
+        (res.body as { id: number; result: Record<string, unknown> }[]).map((m) => [
+          m.id,
+          m.result,
+        ]),
+      );
+      expect(byId.get(1)).toMatchObject({ structuredContent: { message: 'Hello, before!' } });
+      expect(byId.get(2)).toMatchObject({ structuredContent: { revoked: expect.any(String) } });
+      for (const id of [3, 4]) {
+        expect(byId.get(id)).toMatchObject({
+          isError: true,
+          content: [{ type: 'text', text: 'Invalid API key' }],
+        });
+      }
+      expect((await mcp(key, listTools(5))).status).toBe(401);
     });
   });
 

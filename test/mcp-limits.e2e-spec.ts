@@ -52,7 +52,8 @@ describe('MCP: quota and rate limit (e2e)', () => {
   });
 
   it('shares one per-second budget between REST and MCP', async () => {
-    const key = await t.createKey({ scope_template: 'standard', rate_limit: 1 });
+    // Two a second: connecting (initialize and its notification) fits in a window.
+    const key = await t.createKey({ scope_template: 'standard', rate_limit: 2 });
     const client = await connect(key);
     const greetRest = () =>
       t.http().post('/api/v1/services/greet').set(bearer(key)).send({ name: 'A' });
@@ -60,34 +61,37 @@ describe('MCP: quota and rate limit (e2e)', () => {
       client
         .callTool({ name: 'greet', arguments: { name: 'A' } })
         .catch((error: unknown) => error as Error);
-    // The second call of a pair must be refused unless a whole window passed between the two.
+    // The third call of a trio must be refused unless a whole window passed between the first and it.
     let checked = 0;
     for (let attempt = 0; attempt < 5 && checked < 2; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 1100));
+      const restFirst = attempt % 2 === 0;
       const started = Date.now();
-      const first = attempt % 2 === 0 ? await greetRest() : await greetMcp();
-      const second = attempt % 2 === 0 ? await greetMcp() : await greetRest();
+      const first = restFirst ? await greetRest() : await greetMcp();
+      const second = restFirst ? await greetMcp() : await greetRest();
+      const third = restFirst ? await greetRest() : await greetMcp();
       if (Date.now() - started >= 1000) continue;
       checked++;
-      if ('status' in first && !(first instanceof Error)) {
-        expect(first.status).toBe(200);
-        // Over HTTP the request is refused as a whole: HTTP 429, before any tool runs.
-        expect(second).toBeInstanceOf(Error);
-        expect((second as Error).message).toContain(
-          '{"detail":"Rate limit exceeded: 1 requests per second. Retry after 1 seconds."}',
-        );
+      if (restFirst) {
+        expect((first as { status: number }).status).toBe(200);
+        expect((second as CallResult).isError).toBeFalsy();
+        expect((third as { status: number }).status).toBe(429);
       } else {
         expect((first as CallResult).isError).toBeFalsy();
-        expect((second as { status: number }).status).toBe(429);
+        expect((second as { status: number }).status).toBe(200);
+        // Over HTTP the request is refused as a whole: HTTP 429, before any tool runs.
+        expect(third).toBeInstanceOf(Error);
+        expect((third as Error).message).toMatch(
+          /\{"detail":"Rate limit exceeded: 2 requests per second\. Retry after 1 second/,
+        );
       }
     }
     expect(checked).toBe(2);
   });
 
-  it('counts every JSON-RPC request against the rate limit (not the quota), the handshake and tools/list too', async () => {
+  it('counts every JSON-RPC message against the rate limit (not the quota): the handshake, its notification and tools/list too', async () => {
     const { key, id } = await t.createKeyWithId({ scope_template: 'standard', rate_limit: 3 });
-    const client = await connect(key); // initialize: 1 (its notification counts nothing)
-    await client.listTools(); // 2
+    const client = await connect(key); // initialize: 1, notifications/initialized: 2
     await client.listTools(); // 3
     await expect(client.callTool({ name: 'greet', arguments: { name: 'A' } })).rejects.toThrow(
       /Rate limit exceeded: 3 requests per second/,

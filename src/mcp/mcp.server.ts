@@ -75,14 +75,19 @@ export class McpServerFactory {
   ) {}
 
   /**
-   * A server whose tools/call runs as `caller`. Over HTTP the caller's key is the request's
-   * (authenticated by the pipeline) and each JSON-RPC request was counted against its rate limit;
+   * A server whose tools/call runs as `caller` (or as the caller it names for each call). Over
+   * HTTP the first call's key is the request's (authenticated by the pipeline), later ones are
+   * authenticated again, and each JSON-RPC message was counted against its rate limit;
    * over stdio the key is authenticated again on every call (a revoked key stops working at once)
    * and each call counts against the rate limit in the pipeline. `logFields` tie its error lines
    * to the HTTP request it serves, as REST's are (requestLogFields), made only for a line written;
    * none over stdio.
    */
-  create(caller: ToolCaller, logFields: () => object = () => ({})): Server {
+  create(caller: ToolCaller | (() => ToolCaller), logFields: () => object = () => ({})): Server {
+    const callerOfCall = typeof caller === 'function' ? caller : () => caller;
+    // The tools/calls a server is sent run one after the other, in the order they came: a batch's
+    // later calls see what its earlier ones did (a key revoked, a setting changed).
+    let previous: Promise<unknown> = Promise.resolve();
     const server = new Server(
       { name: 'tool-invocation-service', version: this.settings.version },
       { capabilities: { tools: {} } },
@@ -101,7 +106,11 @@ export class McpServerFactory {
         arguments?: unknown;
         _meta?: Record<string, unknown>;
       };
-      return this.callTool(caller, logFields, String(name), args, _meta?.[MCP_IDEMPOTENCY_META]);
+      const call = previous.then(() =>
+        this.callTool(callerOfCall(), logFields, String(name), args, _meta?.[MCP_IDEMPOTENCY_META]),
+      );
+      previous = call.catch(() => undefined);
+      return call;
     });
     answerBadInitializeAsInvalidParams(server);
     return server;
