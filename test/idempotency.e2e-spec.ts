@@ -1,4 +1,8 @@
+import { IdempotencyService } from '../src/invocation/idempotency';
+import { Clock } from '../src/limits/clock';
 import { bearer, startApp, TestApp } from './support/app';
+import { FakeClock } from './support/fake-clock';
+import { keptAnswers } from './support/kept-answers';
 import { gate, GatedToolModule } from './support/gated-tool.module';
 import { startStdioMcp } from './support/stdio-mcp';
 
@@ -121,13 +125,16 @@ describe('Idempotency-Key on tool calls (e2e)', () => {
     }
   });
 
-  it('keeps a 400 of validation, a 500 and a 404 of the tool; replays them', async () => {
+  it('keeps a 500 and a 404 of the tool and replays them; a 400 of validation is not kept', async () => {
     const key = await t.createKey({ scope_template: 'standard', plan: 'pro' });
     const bad = await call(key, 'greet', { name: '' }, 'bad-1');
     expect(bad.status).toBe(400);
+    // The tool never ran: the same request is refused again, not replayed; a corrected one runs.
     const badAgain = await call(key, 'greet', { name: '' }, 'bad-1');
     expect([badAgain.status, badAgain.body]).toEqual([400, bad.body]);
-    expect(badAgain.headers['idempotent-replayed']).toBe('true');
+    expect(badAgain.headers['idempotent-replayed']).toBeUndefined();
+    const fixed = await call(key, 'greet', { name: 'Ada' }, 'bad-1');
+    expect([fixed.status, fixed.headers['idempotent-replayed']]).toEqual([200, undefined]);
     const broken = await call(key, 'gated', { fail: true }, 'broken-1');
     expect([broken.status, broken.body]).toEqual([500, { detail: 'Internal Server Error' }]);
     const brokenAgain = await call(key, 'gated', { fail: true }, 'broken-1');
@@ -137,7 +144,8 @@ describe('Idempotency-Key on tool calls (e2e)', () => {
     const missingAgain = await call(key, 'config_get', { key: 'nope.nothing' }, 'missing-1');
     expect([missingAgain.status, missingAgain.body]).toEqual([404, missing.body]);
     expect(missingAgain.headers['idempotent-replayed']).toBe('true');
-    expect(await used(key)).toBe(3);
+    // Each call that reached the quota counts, the two refused 400s too; replays do not.
+    expect(await used(key)).toBe(5);
   });
 
   it('keeps nothing that never ran the tool (402), and replays even with no quota left', async () => {
@@ -238,5 +246,151 @@ describe('Idempotency-Key on tool calls (e2e)', () => {
     }
     // The REST call and the stdio call that ran the tool; replays and the 422 count nothing.
     expect(await used(key)).toBe(2);
+  });
+});
+
+describe('kept idempotent answers are bounded (e2e)', () => {
+  const BUDGET = 4096;
+  const clock = new FakeClock(new Date('2031-03-04T05:06:07.000Z'));
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({
+      env: { IDEMPOTENCY_MAX_BYTES_PER_KEY: String(BUDGET) },
+      configure: (b) => b.overrideProvider(Clock).useValue(clock),
+    });
+  });
+  afterAll(() => t.close());
+
+  const greet = (key: string, idem: string, body: object = { name: 'Ada' }) =>
+    t
+      .http()
+      .post('/api/v1/services/greet')
+      .set(bearer(key))
+      .set('Idempotency-Key', idem)
+      .send(body);
+  const mcpCall = (key: string, idem: string, args: object) =>
+    t
+      .http()
+      .post('/mcp')
+      .set('Accept', 'application/json, text/event-stream')
+      .set(bearer(key))
+      .send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'greet', arguments: args, _meta: { 'io.tis/idempotency-key': idem } },
+      });
+
+  it('keeps no validation 400, over MCP either: a valid retry with the same key runs', async () => {
+    const { key, id } = await t.createKeyWithId({ scope_template: 'standard', plan: 'unlimited' });
+    const bad = await mcpCall(key, 'm-1', { name: 'A', times: 0 });
+    expect(bad.body.result).toMatchObject({ isError: true });
+    expect((await keptAnswers(t, id)).entries).toBe(0);
+    const good = await mcpCall(key, 'm-1', { name: 'A' });
+    expect(good.body.result.structuredContent).toMatchObject({ message: 'Hello, A!' });
+    expect((await keptAnswers(t, id)).entries).toBe(1);
+  });
+
+  it('cuts a name echoed in a 400 to 100 characters, and keeps nothing of it', async () => {
+    const { key, id } = await t.createKeyWithId({ scope_template: 'standard', plan: 'unlimited' });
+    const long = 'u'.repeat(60_000);
+    const res = await greet(key, 'long-1', { name: 'A', [long]: 1 });
+    expect(res.status).toBe(400);
+    const entry = (res.body.detail as { loc: string[]; type: string }[])[0];
+    expect(entry).toMatchObject({ type: 'extra_forbidden' });
+    expect(entry.loc).toEqual(['body', 'u'.repeat(100)]);
+    expect(res.text.length).toBeLessThan(1000);
+    expect(await keptAnswers(t, id)).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('answers a new Idempotency-Key 429 past the byte budget, until the oldest answer expires; replays go on', async () => {
+    const { key, id } = await t.createKeyWithId({ scope_template: 'standard', plan: 'unlimited' });
+    const started = clock.now();
+    let refused: Awaited<ReturnType<typeof greet>> | undefined;
+    let kept = 0;
+    for (let i = 0; i < 50 && !refused; i++) {
+      const res = await greet(key, `budget-${i}`, { name: 'x'.repeat(150) });
+      if (res.status === 429) refused = res;
+      else {
+        expect(res.status).toBe(200);
+        kept++;
+      }
+    }
+    expect(refused).toBeDefined();
+    expect(kept).toBeGreaterThan(5);
+    expect(refused!.body).toEqual({
+      detail: 'Too many kept idempotent answers for this key. Retry after 86400 seconds.',
+    });
+    expect(refused!.headers['retry-after']).toBe('86400');
+    // What the store holds stays within the budget, give or take the answer that reached it.
+    const stored = await keptAnswers(t, id);
+    expect(stored.entries).toBe(kept);
+    expect(stored.bytes).toBeLessThanOrEqual(BUDGET + 1024);
+    // Not counted against the quota; a replay is still served.
+    const usage = await t.http().get('/api/v1/usage').set(bearer(key));
+    expect(usage.body.used).toBe(kept);
+    const replay = await greet(key, 'budget-0', { name: 'x'.repeat(150) });
+    expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([200, 'true']);
+    // Calls without an Idempotency-Key are not concerned.
+    const plain = await t
+      .http()
+      .post('/api/v1/services/greet')
+      .set(bearer(key))
+      .send({ name: 'A' });
+    expect(plain.status).toBe(200);
+    // Once the oldest answers expire, new keys are kept again.
+    clock.set(new Date(started.getTime() + 86_400_000 + 1000));
+    try {
+      expect((await greet(key, 'budget-late', { name: 'late' })).status).toBe(200);
+    } finally {
+      clock.set(started);
+    }
+  });
+
+  it('answers a new Idempotency-Key 429 past the entry cap', async () => {
+    const few = await startApp({ env: { IDEMPOTENCY_MAX_ENTRIES_PER_KEY: '10' } });
+    try {
+      const { key, id } = await few.createKeyWithId({
+        scope_template: 'standard',
+        plan: 'unlimited',
+      });
+      const call = (idem: string) =>
+        few
+          .http()
+          .post('/api/v1/services/greet')
+          .set(bearer(key))
+          .set('Idempotency-Key', idem)
+          .send({ name: 'c' });
+      for (let i = 0; i < 10; i++) expect((await call(`cap-${i}`)).status).toBe(200);
+      const refused = await call('cap-10');
+      expect(refused.status).toBe(429);
+      expect(refused.body.detail).toMatch(
+        /^Too many kept idempotent answers for this key\. Retry after \d+ seconds?\.$/,
+      );
+      expect((await keptAnswers(few, id)).entries).toBe(10);
+    } finally {
+      await few.close();
+    }
+  });
+
+  it("purges expired answers of every key, a revoked key's too, measured in the store", async () => {
+    const a = await t.createKeyWithId({ scope_template: 'standard', plan: 'unlimited' });
+    const b = await t.createKeyWithId({ scope_template: 'standard', plan: 'unlimited' });
+    for (let i = 0; i < 5; i++) {
+      await greet(a.key, `purge-a-${i}`).expect(200);
+      await greet(b.key, `purge-b-${i}`).expect(200);
+    }
+    await t.http().delete(`/api/v1/auth/api-keys/${a.id}`).set(bearer(t.adminKey)).expect(200);
+    expect((await keptAnswers(t, a.id)).entries).toBe(5);
+    const started = clock.now();
+    clock.set(new Date(started.getTime() + 25 * 3_600_000));
+    try {
+      await t.app.get(IdempotencyService).purgeExpired();
+      expect(await keptAnswers(t, a.id)).toEqual({ entries: 0, bytes: 0 });
+      expect(await keptAnswers(t, b.id)).toEqual({ entries: 0, bytes: 0 });
+    } finally {
+      clock.set(started);
+    }
   });
 });

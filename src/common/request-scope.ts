@@ -6,8 +6,11 @@
 export interface RequestScope {
   id?: string;
   apiKey?: { id: string };
-  /** Set when this tool call's answer is to be kept for its Idempotency-Key; used once. */
-  keepAnswer?: (status: number, body: unknown) => Promise<void>;
+  /**
+   * Set when this tool call's answer is to be kept for its Idempotency-Key; used once. `ran` false:
+   * the tool never ran (its input was refused), and the claim is dropped instead.
+   */
+  keepAnswer?: (status: number, body: unknown, ran?: boolean) => Promise<void>;
 }
 
 /** The request's keep-answer hook, taken so that an answer is kept at most once. */

@@ -14,7 +14,7 @@ import { requestLogFields } from '../common/request-log';
 import { RouteTable } from '../http/route-table';
 import { StoreUnavailableError } from '../store/store';
 import { type RequestScope, takeKeepAnswer } from '../common/request-scope';
-import { ApiError, IdempotentReplay } from './api-error';
+import { ApiError, IdempotentReplay, InputRefused } from './api-error';
 
 /** Nest's own answer for a path no route matches: `Cannot GET /x`. */
 const ROUTE_NOT_FOUND = /^Cannot [A-Z]+ /;
@@ -69,11 +69,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     const answer = this.answerFor(exception, req);
-    // An idempotent tool call that got this far ran (or its body was refused): its answer is kept
-    // before it goes out, so that a retry arriving right after finds it.
+    // An idempotent tool call that got this far ran (or its body was refused, and is not kept):
+    // its answer is kept before it goes out, so that a retry arriving right after finds it.
     const keep = takeKeepAnswer(req);
     if (keep) {
-      void keep(answer.status, { detail: answer.detail }).finally(() => this.send(res, answer));
+      const ran = !(exception instanceof InputRefused);
+      void keep(answer.status, { detail: answer.detail }, ran).finally(() =>
+        this.send(res, answer),
+      );
       return;
     }
     this.send(res, answer);

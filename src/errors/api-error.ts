@@ -29,6 +29,12 @@ export class ValidationFailed extends ApiError {
 }
 
 /**
+ * A 400 for input refused before anything ran: a request body the validation pipe refused. An
+ * idempotent tool call answered so is not kept (the tool never ran; a corrected retry must run).
+ */
+export class InputRefused extends ValidationFailed {}
+
+/**
  * Not an error: the kept answer of an idempotent call, replayed. The idempotency step ends the
  * pipeline with it, as a refusal would, so that neither the quota nor the tool is reached; the
  * exception filter writes its status and body as they were, with `Idempotent-Replayed: true`.

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../limits/clock';
 import { Settings, SETTINGS } from '../settings/settings';
@@ -12,10 +18,15 @@ export const MCP_IDEMPOTENCY_META = 'io.tis/idempotency-key';
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** A kept answer is replayed this long after the call completed. */
 export const IDEMPOTENCY_KEEP_MS = 24 * 3_600_000;
-/** At most this many entries per API key: past it, calls run without being kept. */
-export const IDEMPOTENCY_CAP = 10_000;
 /** Answers larger than this (serialised) are not kept. */
 export const IDEMPOTENCY_MAX_ANSWER_BYTES = 64 * 1024;
+/**
+ * What an entry costs the key's byte budget beside its scope and answer: its fingerprint, token,
+ * status and the store's own bookkeeping, about this many bytes.
+ */
+export const IDEMPOTENCY_ENTRY_OVERHEAD = 128;
+/** Every key's expired answers are forgotten this often (and at start-up): at least hourly. */
+export const IDEMPOTENCY_PURGE_MS = 3_600_000;
 
 /** Statuses of answers that never ran the tool: such answers are not kept. */
 const NOT_RUN = new Set([401, 402, 403, 429]);
@@ -42,17 +53,43 @@ export function fingerprint(body: unknown): string {
 
 /**
  * Idempotent tool calls: one entry per (API key, tool, Idempotency-Key) in the store, claimed
- * atomically per key id (so two concurrent first calls run the tool once), kept 24 hours.
+ * atomically per key id (so two concurrent first calls run the tool once), kept 24 hours. A key
+ * keeps at most IDEMPOTENCY_MAX_ENTRIES_PER_KEY entries and IDEMPOTENCY_MAX_BYTES_PER_KEY bytes:
+ * past either, a new Idempotency-Key is refused (429) until its oldest entry expires. Every key's
+ * expired entries are purged hourly, so that nothing a client sent outlives its 24 hours.
  */
 @Injectable()
-export class IdempotencyService {
+export class IdempotencyService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Idempotency');
+  private purging?: NodeJS.Timeout;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
+
+  onApplicationBootstrap(): void {
+    // At start-up too: a store that was down for a while (or a key revoked since) holds expired answers.
+    void this.purgeExpired();
+    this.purging = setInterval(() => void this.purgeExpired(), IDEMPOTENCY_PURGE_MS).unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.purging);
+  }
+
+  /** Forgets the expired answers of every key, revoked ones too; never throws (logged). */
+  async purgeExpired(): Promise<number> {
+    try {
+      const purged = await this.store.purgeIdempotent(this.clock.now().getTime());
+      if (purged) this.logger.log(`Forgot ${purged} expired idempotent answer(s)`);
+      return purged;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Could not purge expired idempotent answers');
+      return 0;
+    }
+  }
 
   /** Claims (key, tool, Idempotency-Key) for this request, or says how it stands. */
   async begin(
@@ -61,29 +98,45 @@ export class IdempotencyService {
     idempotencyKey: string,
     body: unknown,
   ): Promise<{ claim: IdempotencyClaim; begun: IdempotencyBegin }> {
+    const scope = `${tool}:${idempotencyKey}`;
     const claim: IdempotencyClaim = {
       keyId,
-      scope: `${tool}:${idempotencyKey}`,
+      scope,
       fingerprint: fingerprint(body),
       token: randomUUID(),
+      markerBytes: Buffer.byteLength(scope) + IDEMPOTENCY_ENTRY_OVERHEAD,
     };
     const now = this.clock.now().getTime();
     // A marker whose request died lives no longer than a request may.
     const runningUntil = now + this.settings.httpTimeouts.requestMs;
-    const begun = await this.store.beginIdempotent(claim, now, runningUntil, IDEMPOTENCY_CAP);
+    const caps = {
+      entries: this.settings.idempotency.maxEntriesPerKey,
+      bytes: this.settings.idempotency.maxBytesPerKey,
+    };
+    const begun = await this.store.beginIdempotent(claim, now, runningUntil, caps);
     return { claim, begun };
   }
 
-  /** Keeps the tool's answer (24 h), or drops the claim when it is not to be kept. */
-  async keep(claim: IdempotencyClaim, status: number, body: unknown): Promise<void> {
+  /** Whole seconds until a key that is full may keep a new answer (at least 1). */
+  secondsUntil(retryAtMs: number): number {
+    return Math.max(1, Math.ceil((retryAtMs - this.clock.now().getTime()) / 1000));
+  }
+
+  /**
+   * Keeps the tool's answer (24 h), or drops the claim when it is not to be kept: the tool never
+   * ran (`ran` false: its input was refused; a retry with a corrected body must run), a status
+   * that is not kept, or an answer over 64 KB.
+   */
+  async keep(claim: IdempotencyClaim, status: number, body: unknown, ran = true): Promise<void> {
     try {
       const text = JSON.stringify(body ?? null);
-      if (!keptStatus(status) || Buffer.byteLength(text) > IDEMPOTENCY_MAX_ANSWER_BYTES) {
+      const bytes = Buffer.byteLength(text);
+      if (!ran || !keptStatus(status) || bytes > IDEMPOTENCY_MAX_ANSWER_BYTES) {
         await this.store.releaseIdempotent(claim);
         return;
       }
       const until = this.clock.now().getTime() + IDEMPOTENCY_KEEP_MS;
-      await this.store.completeIdempotent(claim, status, text, until);
+      await this.store.completeIdempotent(claim, status, text, until, bytes);
     } catch (error) {
       // The answer still goes out; the marker expires with the request timeout.
       this.logger.warn({ err: error }, 'Could not keep an idempotent answer');

@@ -46,7 +46,7 @@ export interface Invocation {
    * Set by the idempotency step when this call's answer is to be kept: the transport calls it once
    * with the status and body it answers (REST: the @Tool handler's wrapper or the exception filter).
    */
-  keepAnswer?: (status: number, body: unknown) => Promise<void>;
+  keepAnswer?: (status: number, body: unknown, ran?: boolean) => Promise<void>;
   /** Work to undo when a later step refuses the invocation (a claim the quota then refuses). */
   onRefused?: (() => Promise<void>)[];
 }

@@ -2,7 +2,7 @@ import { HttpException, Injectable, Optional } from '@nestjs/common';
 import { MetricsService } from '../metrics/metrics.service';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import type { RegisteredTool } from '../tools/tool.registry';
-import { ApiError, IdempotentReplay, ValidationFailed } from '../errors/api-error';
+import { ApiError, IdempotentReplay, InputRefused, ValidationFailed } from '../errors/api-error';
 import { actorOf, type AuditActor } from '../audit/audit.context';
 import type { ValidationIssue } from '../common/validation-issue';
 import { answerOf } from '../errors/all-exceptions.filter';
@@ -80,7 +80,7 @@ export class ToolInvoker {
       return body;
     } catch (error) {
       const answer = answerOf(error);
-      await keep?.(answer.status, { detail: answer.detail });
+      await keep?.(answer.status, { detail: answer.detail }, !(error instanceof InputRefused));
       throw error;
     }
   }
@@ -91,7 +91,7 @@ export class ToolInvoker {
     actor: AuditActor,
   ): Promise<unknown> {
     // An MCP body was depth-checked whole as it was read; its arguments are checked on their own.
-    if (nestedDeeperThan(args, MAX_BODY_DEPTH)) throw new ValidationFailed([TOO_DEEP]);
+    if (nestedDeeperThan(args, MAX_BODY_DEPTH)) throw new InputRefused([TOO_DEEP]);
     const input = (await this.validation.transform(args, {
       type: 'body',
       metatype: tool.input,

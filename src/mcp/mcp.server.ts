@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ValidationFailed } from '../errors/api-error';
 import { errorAnswer, STATUS_TEXT } from '../errors/all-exceptions.filter';
+import { echoedName } from '../validation/issues';
 import { isPlainObject } from '../validation/validation.pipe';
 import { Settings, SETTINGS } from '../settings/settings';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
@@ -34,7 +35,7 @@ class ProtocolError extends McpError {
 function unknownTool(name: string): ProtocolError {
   return new ProtocolError(
     ErrorCode.InvalidParams,
-    `${STATUS_TEXT[404]}: no tool named '${name}'`,
+    `${STATUS_TEXT[404]}: no tool named '${echoedName(name)}'`,
     { detail: STATUS_TEXT[404] },
   );
 }

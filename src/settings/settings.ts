@@ -48,6 +48,11 @@ export interface Settings {
   };
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
+  /**
+   * What a key may keep of idempotent answers: past either cap, a call with a new Idempotency-Key
+   * is 429 until the oldest kept answer expires.
+   */
+  idempotency: { maxBytesPerKey: number; maxEntriesPerKey: number };
   /** Limits on slow clients: whole headers, whole request, idle keep-alive connection. */
   httpTimeouts: HttpTimeouts;
   /** Browser origins (`scheme://host[:port]`) allowed to call /mcp; `*` allows any. */
@@ -251,6 +256,10 @@ export function loadSettings(env: Environment): Settings {
       diskFailMb: intFrom(env, 'DOCTOR_DISK_FAIL_MB', 100),
     },
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    idempotency: {
+      maxBytesPerKey: intFrom(env, 'IDEMPOTENCY_MAX_BYTES_PER_KEY', 8 * 1024 * 1024, 1024),
+      maxEntriesPerKey: intFrom(env, 'IDEMPOTENCY_MAX_ENTRIES_PER_KEY', 10_000, 1),
+    },
     httpTimeouts: httpTimeouts(env),
     mcpAllowedOrigins: parseOrigins('MCP_ALLOWED_ORIGINS', env.MCP_ALLOWED_ORIGINS),
     corsOrigins: parseOrigins('CORS_ORIGINS', env.CORS_ORIGINS),

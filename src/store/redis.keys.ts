@@ -7,7 +7,8 @@
  *   {<id>}:record                hash    the key's record
  *   {<id>}:quota:<UTC day>       string  calls counted that day (expires after 91 days)
  *   {<id>}:rate:<throttler>:hits|blocked  the key's rate-limit window (src/limits/)
- *   {<id>}:idem, {<id>}:idem:expiry       idempotency entries and their expiry times
+ *   {<id>}:idem, {<id>}:idem:expiry, {<id>}:idem:bytes   idempotency entries, their expiry
+ *                                        times, the bytes they count
  *   {keys}:index                 zset    `<created_at> <id>` of every key, for the ordered list
  *   {keys}:initial-lock          string  held by the instance creating the first admin key
  *   {audit}:seq, {audit}:log     string, zset  the audit trail
@@ -27,10 +28,13 @@ export const RedisKeys = {
   quota: (id: string, day: string) => `${tag(id)}:quota:${day}`,
   /** The base of a key's rate-limit counters; the throttler storage appends `:<throttler>:hits`. */
   rate: (id: string) => `${tag(id)}:rate`,
-  idempotency: (id: string): [entries: string, expiry: string] => [
+  idempotency: (id: string): [entries: string, expiry: string, bytes: string] => [
     `${tag(id)}:idem`,
     `${tag(id)}:idem:expiry`,
+    `${tag(id)}:idem:bytes`,
   ],
+  /** The SCAN pattern of every key's idempotency expiry set (the purge's way to every key). */
+  idempotencyExpiryPattern: '{key_*}:idem:expiry',
   keyIndex: '{keys}:index',
   initialKeyLock: '{keys}:initial-lock',
   auditSeq: '{audit}:seq',

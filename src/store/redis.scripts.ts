@@ -16,6 +16,22 @@ local function consumeQuota(counter, limit, keep)
 end`;
 
 /**
+ * Lua: `forgetExpired(KEYS, now, max)` forgets up to `max` of a key's idempotency entries that
+ * expired by `now` (ms), and the bytes they counted. KEYS: entries, expiry times, bytes.
+ */
+const FORGET_IDEMPOTENT_LUA = `
+local function forgetExpired(KEYS, now, max)
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, max)
+  for _, scope in ipairs(gone) do
+    local e = redis.call('HGET', KEYS[1], scope)
+    if e then redis.call('DECRBY', KEYS[3], cjson.decode(e)['n'] or 0) end
+    redis.call('HDEL', KEYS[1], scope)
+    redis.call('ZREM', KEYS[2], scope)
+  end
+  return #gone
+end`;
+
+/**
  * Lua scripts: each runs atomically on the Redis server, so several instances never interleave
  * inside one of them. KEYS are prefixed by the client's keyPrefix; ARGV are not. Every script's
  * KEYS share one hash tag (see redis.keys.ts), so each runs on one Cluster slot.
@@ -137,17 +153,15 @@ export const SCRIPTS = {
       return id`,
   },
   /**
-   * KEYS: the key's entries (hash scope -> JSON), their expiry times (sorted set).
-   * ARGV: scope, fingerprint, token, now (ms), marker expiry (ms), cap.
-   * Returns {state, status, body}.
+   * KEYS: the key's entries (hash scope -> JSON {f: fingerprint, t: token, s: status, b: body,
+   * n: bytes}), their expiry times (sorted set), the bytes they count (string).
+   * ARGV: scope, fingerprint, token, now (ms), marker expiry (ms), entry cap, byte cap, the
+   * marker's bytes. Returns {state, status, body}, or {'full', the oldest entry's expiry}.
    */
   tisBeginIdempotent: {
-    numberOfKeys: 2,
-    lua: `
-      for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[4], 'LIMIT', 0, 100)) do
-        redis.call('HDEL', KEYS[1], gone)
-        redis.call('ZREM', KEYS[2], gone)
-      end
+    numberOfKeys: 3,
+    lua: `${FORGET_IDEMPOTENT_LUA}
+      forgetExpired(KEYS, ARGV[4], 1000)
       local found = redis.call('HGET', KEYS[1], ARGV[1])
       if found then
         local e = cjson.decode(found)
@@ -155,21 +169,26 @@ export const SCRIPTS = {
         if not e['s'] then return {'in_progress'} end
         return {'done', tostring(e['s']), e['b']}
       end
-      if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[6]) then return {'full'} end
-      redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({f = ARGV[2], t = ARGV[3]}))
+      local entries = redis.call('HLEN', KEYS[1])
+      local bytes = tonumber(redis.call('GET', KEYS[3]) or '0')
+      if entries > 0 and (entries >= tonumber(ARGV[6]) or bytes >= tonumber(ARGV[7])) then
+        local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+        return {'full', oldest[2] or ARGV[4]}
+      end
+      redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({f = ARGV[2], t = ARGV[3], n = tonumber(ARGV[8])}))
       redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+      redis.call('INCRBY', KEYS[3], ARGV[8])
       if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) - tonumber(ARGV[4]) then
-        redis.call('PEXPIREAT', KEYS[1], ARGV[5])
-        redis.call('PEXPIREAT', KEYS[2], ARGV[5])
+        for i = 1, 3 do redis.call('PEXPIREAT', KEYS[i], ARGV[5]) end
       end
       return {'started'}`,
   },
   /**
-   * KEYS: as above. ARGV: scope, token, status ('' to release), body, kept until (ms).
-   * Only the run that holds the marker completes or releases it.
+   * KEYS: as above. ARGV: scope, token, status ('' to release), body, kept until (ms), the
+   * answer's bytes. Only the run that holds the marker completes or releases it.
    */
   tisEndIdempotent: {
-    numberOfKeys: 2,
+    numberOfKeys: 3,
     lua: `
       local found = redis.call('HGET', KEYS[1], ARGV[1])
       if not found then return 0 end
@@ -178,16 +197,29 @@ export const SCRIPTS = {
       if ARGV[3] == '' then
         redis.call('HDEL', KEYS[1], ARGV[1])
         redis.call('ZREM', KEYS[2], ARGV[1])
+        redis.call('DECRBY', KEYS[3], e['n'] or 0)
         return 1
       end
       e['s'] = tonumber(ARGV[3])
       e['b'] = ARGV[4]
+      e['n'] = (e['n'] or 0) + tonumber(ARGV[6])
       redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(e))
       redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+      redis.call('INCRBY', KEYS[3], ARGV[6])
       -- Kept 24 h from now: no entry of the key lives longer, so the whole key may expire then.
-      redis.call('PEXPIREAT', KEYS[1], ARGV[5])
-      redis.call('PEXPIREAT', KEYS[2], ARGV[5])
+      for i = 1, 3 do redis.call('PEXPIREAT', KEYS[i], ARGV[5]) end
       return 1`,
+  },
+  /**
+   * KEYS: as above. ARGV: now (ms), at most how many to forget. Forgets expired entries; returns
+   * how many, and the three keys go when no entry is left.
+   */
+  tisPurgeIdempotent: {
+    numberOfKeys: 3,
+    lua: `${FORGET_IDEMPOTENT_LUA}
+      local forgotten = forgetExpired(KEYS, ARGV[1], tonumber(ARGV[2]))
+      if redis.call('HLEN', KEYS[1]) == 0 then redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end
+      return forgotten`,
   },
 } as const;
 
@@ -220,8 +252,20 @@ declare module 'ioredis' {
     tisBeginIdempotent(
       entries: string,
       expiry: string,
+      bytes: string,
       ...args: string[]
     ): Result<string[], Context>;
-    tisEndIdempotent(entries: string, expiry: string, ...args: string[]): Result<number, Context>;
+    tisEndIdempotent(
+      entries: string,
+      expiry: string,
+      bytes: string,
+      ...args: string[]
+    ): Result<number, Context>;
+    tisPurgeIdempotent(
+      entries: string,
+      expiry: string,
+      bytes: string,
+      ...args: string[]
+    ): Result<number, Context>;
   }
 }

@@ -18,6 +18,7 @@ import {
   ApiKeyRecord,
   AuditEntry,
   IdempotencyBegin,
+  IdempotencyCaps,
   IdempotencyClaim,
   KeyChanges,
   KeyPosition,
@@ -37,6 +38,13 @@ const INITIAL_KEY_LOCK_MS = 60_000;
 const MAX_KNOWN_HASHES = 10_000;
 /** A kept record is read again after this long, so that its `last_used_at` follows the touches. */
 const KEPT_RECORD_MS = 60_000;
+/** Expired idempotency entries of one key forgotten by one script of the purge. */
+const PURGE_SLICE = 1000;
+
+/** A Redis glob pattern matching `text` itself: its special characters escaped. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
 
 /**
  * A day's counter lives 91 days from its first call, so the 90 days of the usage history can be
@@ -439,7 +447,7 @@ export class RedisStore extends Store {
     claim: IdempotencyClaim,
     nowMs: number,
     runningUntilMs: number,
-    cap: number,
+    caps: IdempotencyCaps,
   ): Promise<IdempotencyBegin> {
     const [state, status, body] = await redisCall(
       this.client.tisBeginIdempotent(
@@ -449,10 +457,13 @@ export class RedisStore extends Store {
         claim.token,
         String(nowMs),
         String(runningUntilMs),
-        String(cap),
+        String(caps.entries),
+        String(caps.bytes),
+        String(claim.markerBytes),
       ),
     );
     if (state === 'done') return { state, status: Number(status), body };
+    if (state === 'full') return { state, retryAtMs: Number(status) };
     return { state } as IdempotencyBegin;
   }
 
@@ -461,6 +472,7 @@ export class RedisStore extends Store {
     status: number,
     body: string,
     keepUntilMs: number,
+    answerBytes: number,
   ): Promise<void> {
     await redisCall(
       this.client.tisEndIdempotent(
@@ -470,6 +482,7 @@ export class RedisStore extends Store {
         String(status),
         body,
         String(keepUntilMs),
+        String(answerBytes),
       ),
     );
   }
@@ -483,8 +496,46 @@ export class RedisStore extends Store {
         '',
         '',
         '0',
+        '0',
       ),
     );
+  }
+
+  /**
+   * Every key's entries, found by SCAN on each master (a Cluster's every master), each key's
+   * expired ones forgotten by one script on its own slot, PURGE_SLICE at a time.
+   */
+  async purgeIdempotent(nowMs: number): Promise<number> {
+    const prefix = this.settings.redisKeyPrefix;
+    const match = `${escapeGlob(prefix)}${RedisKeys.idempotencyExpiryPattern}`;
+    let purged = 0;
+    for (const master of this.masters()) {
+      let cursor = '0';
+      do {
+        const [next, found] = await redisCall(master.scan(cursor, 'MATCH', match, 'COUNT', 1000));
+        cursor = next;
+        for (const key of found) {
+          const id = /^\{([^{}]+)\}:idem:expiry$/.exec(key.slice(prefix.length))?.[1];
+          if (id !== undefined) purged += await this.purgeKey(id, nowMs);
+        }
+      } while (cursor !== '0');
+    }
+    return purged;
+  }
+
+  private async purgeKey(id: string, nowMs: number): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const forgotten = await redisCall(
+        this.client.tisPurgeIdempotent(
+          ...RedisKeys.idempotency(id),
+          String(nowMs),
+          String(PURGE_SLICE),
+        ),
+      );
+      purged += forgotten;
+      if (forgotten < PURGE_SLICE) return purged;
+    }
   }
 
   /** Both connections must be up: without the subscriber, overrides would not reach this instance. */

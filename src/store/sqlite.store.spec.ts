@@ -205,3 +205,64 @@ describe('SqliteStore key lookups by hash', () => {
     expect((await store.findKeyByHash('h1'))?.scopes).toEqual(['tools:invoke']);
   });
 });
+
+describe('SqliteStore idempotency entries', () => {
+  const claim = (scope: string, token = scope) => ({
+    keyId: 'key_a',
+    scope,
+    fingerprint: 'f'.repeat(64),
+    token,
+    markerBytes: scope.length + 128,
+  });
+  const caps = { entries: 3, bytes: 1_000_000 };
+
+  it('bounds a key by entries and answers when its oldest entry expires', async () => {
+    const store = new SqliteStore(mkdtempSync(join(tmpdir(), 'tis-sqlite-')));
+    try {
+      for (const [i, scope] of ['a', 'b', 'c'].entries()) {
+        expect(await store.beginIdempotent(claim(scope), 1000, 5000 + i, caps)).toEqual({
+          state: 'started',
+        });
+      }
+      expect(await store.beginIdempotent(claim('d'), 1000, 9000, caps)).toEqual({
+        state: 'full',
+        retryAtMs: 5000,
+      });
+      // A released marker frees its place; an expired one is forgotten by the next claim.
+      await store.releaseIdempotent(claim('a'));
+      expect((await store.beginIdempotent(claim('d'), 1000, 9000, caps)).state).toBe('started');
+      expect((await store.beginIdempotent(claim('e'), 5001, 9000, caps)).state).toBe('started');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps the byte totals of a store made before they existed (migration), and purges by slices', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tis-sqlite-'));
+    await new SqliteStore(dir).close();
+    // A database as the previous version left it: entries, no byte column or totals.
+    const db = new Database(join(dir, 'service.db'));
+    db.exec(`DROP INDEX idempotency_expires; DROP TABLE idempotency_totals;
+      ALTER TABLE idempotency DROP COLUMN bytes; PRAGMA user_version = 2;`);
+    const insert = db.prepare(
+      `INSERT INTO idempotency (key_id, scope, fingerprint, token, status, body, expires_ms)
+       VALUES (?, ?, 'f', 't', 200, ?, ?)`,
+    );
+    for (let i = 0; i < 1500; i++) insert.run('key_old', `s${i}`, '{"x":1}', 1000);
+    insert.run('key_new', 'kept', '{"y":2}', 10_000);
+    db.close();
+    const store = new SqliteStore(dir);
+    try {
+      const totals = (key: string) =>
+        new Database(join(dir, 'service.db'), { readonly: true })
+          .prepare('SELECT entries, bytes FROM idempotency_totals WHERE key_id = ?')
+          .get(key);
+      expect(totals('key_old')).toEqual({ entries: 1500, bytes: 1500 * (7 + 128) + 6390 });
+      expect(await store.purgeIdempotent(2000)).toBe(1500);
+      expect(totals('key_old')).toBeUndefined();
+      expect(totals('key_new')).toEqual({ entries: 1, bytes: 7 + 4 + 128 });
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import {
   ApiKeyRecord,
   AuditEntry,
   IdempotencyBegin,
+  IdempotencyCaps,
   IdempotencyClaim,
   KeyChanges,
   KeyPosition,
@@ -64,7 +65,24 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (key_id, scope)
    ) WITHOUT ROWID;
    CREATE INDEX idempotency_expiry ON idempotency (key_id, expires_ms);`,
+  // Kept answers are bounded per key in bytes as well as entries: each entry's size, and a key's
+  // totals kept beside (read in O(1) by every idempotent call); an index for the purge of every
+  // key's expired entries. 128: IDEMPOTENCY_ENTRY_OVERHEAD at the time of this migration.
+  `ALTER TABLE idempotency ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+   UPDATE idempotency SET bytes =
+     LENGTH(CAST(COALESCE(body, '') AS BLOB)) + LENGTH(CAST(scope AS BLOB)) + 128;
+   CREATE TABLE idempotency_totals (
+     key_id TEXT PRIMARY KEY,
+     entries INTEGER NOT NULL,
+     bytes INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   INSERT INTO idempotency_totals (key_id, entries, bytes)
+     SELECT key_id, COUNT(*), SUM(bytes) FROM idempotency GROUP BY key_id;
+   CREATE INDEX idempotency_expires ON idempotency (expires_ms);`,
 ];
+
+/** Expired idempotency entries forgotten in one transaction of the purge (see purgeIdempotent). */
+const PURGE_SLICE = 1000;
 
 /** Usage counters are kept this many days (the usage history reaches back as far). */
 export const USAGE_KEEP_DAYS = 90;
@@ -116,6 +134,8 @@ function storeFailure(error: unknown): Error {
 interface AuditRow extends Omit<AuditEntry, 'details'> {
   details: string;
 }
+
+const sumOf = (rows: { bytes: number }[]): number => rows.reduce((sum, row) => sum + row.bytes, 0);
 
 const toAuditEntry = (row: AuditRow): AuditEntry => ({
   ...row,
@@ -202,22 +222,39 @@ export class SqliteStore extends Store {
       listAudit: this.db.prepare(
         'SELECT * FROM audit_log WHERE id < ? AND at >= ? ORDER BY id DESC LIMIT ?',
       ),
-      idemPrune: this.db.prepare('DELETE FROM idempotency WHERE key_id = ? AND expires_ms <= ?'),
+      idemPrune: this.db.prepare(
+        'DELETE FROM idempotency WHERE key_id = ? AND expires_ms <= ? RETURNING bytes',
+      ),
       idemGet: this.db.prepare(
         'SELECT fingerprint, token, status, body FROM idempotency WHERE key_id = ? AND scope = ?',
       ),
-      idemCount: this.db.prepare('SELECT COUNT(*) FROM idempotency WHERE key_id = ?').pluck(),
+      idemTotals: this.db.prepare('SELECT entries, bytes FROM idempotency_totals WHERE key_id = ?'),
+      idemOldest: this.db
+        .prepare('SELECT MIN(expires_ms) FROM idempotency WHERE key_id = ?')
+        .pluck(),
       idemStart: this.db.prepare(
-        `INSERT INTO idempotency (key_id, scope, fingerprint, token, expires_ms)
-         VALUES (?, ?, ?, ?, ?)`,
+        `INSERT INTO idempotency (key_id, scope, fingerprint, token, expires_ms, bytes)
+         VALUES (?, ?, ?, ?, ?, ?)`,
       ),
       idemComplete: this.db.prepare(
-        `UPDATE idempotency SET status = ?, body = ?, expires_ms = ?
+        `UPDATE idempotency SET status = ?, body = ?, expires_ms = ?, bytes = bytes + ?
          WHERE key_id = ? AND scope = ? AND token = ? AND status IS NULL`,
       ),
       idemRelease: this.db.prepare(
-        'DELETE FROM idempotency WHERE key_id = ? AND scope = ? AND token = ? AND status IS NULL',
+        `DELETE FROM idempotency WHERE key_id = ? AND scope = ? AND token = ? AND status IS NULL
+         RETURNING bytes`,
       ),
+      idemPurgeSlice: this.db.prepare(
+        `DELETE FROM idempotency WHERE (key_id, scope) IN
+           (SELECT key_id, scope FROM idempotency WHERE expires_ms <= ? LIMIT ${PURGE_SLICE})
+         RETURNING key_id, bytes`,
+      ),
+      idemAdd: this.db.prepare(
+        `INSERT INTO idempotency_totals (key_id, entries, bytes) VALUES (?, ?, ?)
+         ON CONFLICT(key_id) DO UPDATE SET entries = entries + excluded.entries,
+           bytes = bytes + excluded.bytes`,
+      ),
+      idemForgetEmpty: this.db.prepare('DELETE FROM idempotency_totals WHERE entries <= 0'),
       revoke: this.db.prepare(
         'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
       ),
@@ -575,25 +612,39 @@ export class SqliteStore extends Store {
     claim: IdempotencyClaim,
     nowMs: number,
     runningUntilMs: number,
-    cap: number,
+    caps: IdempotencyCaps,
   ): Promise<IdempotencyBegin> {
-    const { keyId, scope, fingerprint, token } = claim;
+    const { keyId, scope, fingerprint, token, markerBytes } = claim;
     return this.run(() =>
       this.db
         .transaction((): IdempotencyBegin => {
-          this.stmt.idemPrune.run(keyId, nowMs);
+          const expired = this.stmt.idemPrune.all(keyId, nowMs) as { bytes: number }[];
+          if (expired.length) this.addToTotals(keyId, -expired.length, -sumOf(expired));
           const row = this.stmt.idemGet.get(keyId, scope) as IdempotencyRow | undefined;
           if (row) {
             if (row.fingerprint !== fingerprint) return { state: 'mismatch' };
             if (row.status === null) return { state: 'in_progress' };
             return { state: 'done', status: row.status, body: row.body ?? 'null' };
           }
-          if ((this.stmt.idemCount.get(keyId) as number) >= cap) return { state: 'full' };
-          this.stmt.idemStart.run(keyId, scope, fingerprint, token, runningUntilMs);
+          const held = this.stmt.idemTotals.get(keyId) as
+            { entries: number; bytes: number } | undefined;
+          if (
+            held &&
+            held.entries > 0 &&
+            (held.entries >= caps.entries || held.bytes >= caps.bytes)
+          ) {
+            return { state: 'full', retryAtMs: this.stmt.idemOldest.get(keyId) as number };
+          }
+          this.stmt.idemStart.run(keyId, scope, fingerprint, token, runningUntilMs, markerBytes);
+          this.addToTotals(keyId, 1, markerBytes);
           return { state: 'started' };
         })
         .immediate(),
     );
+  }
+
+  private addToTotals(keyId: string, entries: number, bytes: number): void {
+    this.stmt.idemAdd.run(keyId, entries, bytes);
   }
 
   completeIdempotent(
@@ -601,16 +652,59 @@ export class SqliteStore extends Store {
     status: number,
     body: string,
     keepUntilMs: number,
+    answerBytes: number,
   ): Promise<void> {
-    return this.run(() => {
-      this.stmt.idemComplete.run(status, body, keepUntilMs, claim.keyId, claim.scope, claim.token);
-    });
+    return this.run(() =>
+      this.db.transaction(() => {
+        const { changes } = this.stmt.idemComplete.run(
+          status,
+          body,
+          keepUntilMs,
+          answerBytes,
+          claim.keyId,
+          claim.scope,
+          claim.token,
+        );
+        if (changes) this.addToTotals(claim.keyId, 0, answerBytes);
+      })(),
+    );
   }
 
   releaseIdempotent(claim: IdempotencyClaim): Promise<void> {
-    return this.run(() => {
-      this.stmt.idemRelease.run(claim.keyId, claim.scope, claim.token);
-    });
+    return this.run(() =>
+      this.db.transaction(() => {
+        const gone = this.stmt.idemRelease.all(claim.keyId, claim.scope, claim.token) as {
+          bytes: number;
+        }[];
+        if (gone.length) this.addToTotals(claim.keyId, -gone.length, -sumOf(gone));
+      })(),
+    );
+  }
+
+  /** Slice after slice of PURGE_SLICE entries, each its own transaction, the event loop free between. */
+  async purgeIdempotent(nowMs: number): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const slice = await this.run(() =>
+        this.db.transaction(() => {
+          const gone = this.stmt.idemPurgeSlice.all(nowMs) as { key_id: string; bytes: number }[];
+          const byKey = new Map<string, { entries: number; bytes: number }>();
+          for (const { key_id, bytes } of gone) {
+            const totals = byKey.get(key_id) ?? { entries: 0, bytes: 0 };
+            totals.entries += 1;
+            totals.bytes += bytes;
+            byKey.set(key_id, totals);
+          }
+          for (const [keyId, totals] of byKey)
+            this.addToTotals(keyId, -totals.entries, -totals.bytes);
+          if (gone.length) this.stmt.idemForgetEmpty.run();
+          return gone.length;
+        })(),
+      );
+      purged += slice;
+      if (slice < PURGE_SLICE) return purged;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   ping(): Promise<void> {

@@ -81,8 +81,17 @@ export type IdempotencyBegin =
   | { state: 'mismatch' }
   /** Its first run finished: the kept answer. */
   | { state: 'done'; status: number; body: string }
-  /** The key holds as many entries as it may: this call runs without being kept. */
-  | { state: 'full' };
+  /**
+   * The key holds as many entries, or as many bytes, as it may: this call is refused until the
+   * oldest entry expires, at `retryAtMs`.
+   */
+  | { state: 'full'; retryAtMs: number };
+
+/** What one key may keep of idempotent answers (see Store.beginIdempotent). */
+export interface IdempotencyCaps {
+  entries: number;
+  bytes: number;
+}
 
 export interface IdempotencyClaim {
   keyId: string;
@@ -92,6 +101,8 @@ export interface IdempotencyClaim {
   fingerprint: string;
   /** Tells this run's marker from a later one's. */
   token: string;
+  /** What the marker counts against the key's byte budget until its answer is kept. */
+  markerBytes: number;
 }
 
 export interface QuotaResult {
@@ -173,23 +184,34 @@ export abstract class Store {
   /**
    * One atomic step per key id: a kept answer for (key id, scope) when its fingerprint matches,
    * `mismatch` when not, `in_progress` while a live marker stands, else a new marker (expiring at
-   * `runningUntilMs`) unless the key already holds `cap` entries. Expired entries are forgotten.
+   * `runningUntilMs`, counting `claim.markerBytes`) unless the key already holds `caps.entries`
+   * entries or `caps.bytes` bytes (`full`, with the time its oldest entry expires). The key's
+   * expired entries are forgotten first.
    */
   abstract beginIdempotent(
     claim: IdempotencyClaim,
     nowMs: number,
     runningUntilMs: number,
-    cap: number,
+    caps: IdempotencyCaps,
   ): Promise<IdempotencyBegin>;
-  /** Keeps the answer of a run whose marker is still this claim's, until `keepUntilMs`. */
+  /**
+   * Keeps the answer of a run whose marker is still this claim's, until `keepUntilMs`; the entry
+   * counts `answerBytes` more against the key's byte budget.
+   */
   abstract completeIdempotent(
     claim: IdempotencyClaim,
     status: number,
     body: string,
     keepUntilMs: number,
+    answerBytes: number,
   ): Promise<void>;
   /** Removes this claim's marker: the call was refused or its answer is not kept. */
   abstract releaseIdempotent(claim: IdempotencyClaim): Promise<void>;
+  /**
+   * Forgets the expired entries of every key, revoked keys' too (whose entries no call of theirs
+   * would ever prune); how many. Worked through in slices, so that no request waits for all of it.
+   */
+  abstract purgeIdempotent(nowMs: number): Promise<number>;
 
   /** Resolves when the backend answers; throws StoreUnavailableError otherwise. */
   abstract ping(): Promise<void>;

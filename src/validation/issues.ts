@@ -34,6 +34,19 @@ export const EXTRA_FORBIDDEN: Issue = {
   type: 'extra_forbidden',
 };
 
+/** A client's name (an unknown field's, a tool's) is echoed in an answer up to this many characters. */
+export const MAX_ECHOED_NAME = 100;
+
+/**
+ * A name as an answer echoes it: cut to MAX_ECHOED_NAME characters (never inside a surrogate pair),
+ * so that what a client makes the service write, and keep for an Idempotency-Key, stays small.
+ */
+export function echoedName(name: string): string {
+  if (name.length <= MAX_ECHOED_NAME) return name;
+  const cut = name.slice(0, MAX_ECHOED_NAME);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 export const BODY_NOT_OBJECT: ValidationIssue = { loc: ['body'], ...TYPE_ISSUES.object };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

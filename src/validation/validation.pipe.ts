@@ -7,9 +7,16 @@ import {
 } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationIssue } from '../common/validation-issue';
-import { MAX_ISSUES, ValidationFailed } from '../errors/api-error';
+import { InputRefused, MAX_ISSUES, ValidationFailed } from '../errors/api-error';
 import { CompiledValidator, compiledValidatorFor, copyOf, defaultsOf } from './compiled.validator';
-import { BODY_NOT_OBJECT, EXTRA_FORBIDDEN, IssueContext, MISSING, TYPE_ERRORS } from './issues';
+import {
+  BODY_NOT_OBJECT,
+  echoedName,
+  EXTRA_FORBIDDEN,
+  IssueContext,
+  MISSING,
+  TYPE_ERRORS,
+} from './issues';
 
 export { BODY_NOT_OBJECT } from './issues';
 
@@ -71,7 +78,10 @@ export function toIssues(
   loc: (string | number)[] = ['body'],
 ): ValidationIssue[] {
   return errors.flatMap((error) => {
-    const here = [...loc, /^\d+$/.test(error.property) ? Number(error.property) : error.property];
+    const here = [
+      ...loc,
+      /^\d+$/.test(error.property) ? Number(error.property) : echoedName(error.property),
+    ];
     const own =
       error.constraints && Object.keys(error.constraints).length ? [issueFor(error, here)] : [];
     return [...own, ...toIssues(error.children ?? [], here)];
@@ -104,7 +114,7 @@ export class ApiValidationPipe extends ValidationPipe {
       forbidUnknownValues: false,
       transformOptions: { enableImplicitConversion: false },
       validationError: { target: false, value: true },
-      exceptionFactory: (errors: ValidationError[]) => new ValidationFailed(toIssues(errors)),
+      exceptionFactory: (errors: ValidationError[]) => new InputRefused(toIssues(errors)),
     });
   }
 
@@ -114,7 +124,7 @@ export class ApiValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && this.toValidate(metadata)) {
       const body = value === undefined ? {} : value;
-      if (!isPlainObject(body)) throw new ValidationFailed([BODY_NOT_OBJECT]);
+      if (!isPlainObject(body)) throw new InputRefused([BODY_NOT_OBJECT]);
       // Depth is already bounded: HTTP bodies while they are read (src/http/json-depth.ts), MCP
       // arguments by the ToolInvoker. A second walk here would cost as much as the parse.
       const dto = metadata.metatype;
@@ -123,7 +133,7 @@ export class ApiValidationPipe extends ValidationPipe {
       const { known, extras } = splitDeclared(body, compiled.declared);
       const result = compiled.validate(known);
       if ('issues' in result || extras.length) {
-        throw new ValidationFailed([...('issues' in result ? result.issues : []), ...extras]);
+        throw new InputRefused([...('issues' in result ? result.issues : []), ...extras]);
       }
       return result.value;
     }
@@ -155,7 +165,7 @@ export class ApiValidationPipe extends ValidationPipe {
       // property without validation that the instance holds undefined, not the client's.
       issues = error.issues.filter((i) => i.type !== EXTRA_FORBIDDEN.type || i.loc.length > 2);
     }
-    if (issues.length || extras.length) throw new ValidationFailed([...issues, ...extras]);
+    if (issues.length || extras.length) throw new InputRefused([...issues, ...extras]);
     return withDefaults(result as Record<string, unknown>, dto);
   }
 
@@ -187,7 +197,7 @@ function splitDeclared(
     if (declared.has(key) && !PROTOTYPE_KEYS.has(key)) {
       known[key] = body[key];
     } else if (extras.length < MAX_ISSUES) {
-      extras.push({ loc: ['body', key], ...EXTRA_FORBIDDEN });
+      extras.push({ loc: ['body', echoedName(key)], ...EXTRA_FORBIDDEN });
     }
   }
   return { known, extras };

@@ -43,14 +43,22 @@ export class IdempotencyStep implements InvocationStep {
       case 'mismatch':
         throw new ApiError(422, 'Idempotency-Key reused with a different request');
       case 'started':
-        invocation.keepAnswer = (status, body) => this.idempotency.keep(claim, status, body);
+        invocation.keepAnswer = (status, body, ran) =>
+          this.idempotency.keep(claim, status, body, ran);
         (invocation.onRefused ??= []).push(() => {
           invocation.keepAnswer = undefined;
           return this.idempotency.release(claim);
         });
         return;
-      case 'full':
-        return;
+      case 'full': {
+        // No eviction: a key that holds as much as it may waits for its oldest answer to expire.
+        const wait = this.idempotency.secondsUntil(begun.retryAtMs);
+        throw new ApiError(
+          429,
+          `Too many kept idempotent answers for this key. Retry after ${wait} ${wait === 1 ? 'second' : 'seconds'}.`,
+          { 'Retry-After': wait },
+        );
+      }
     }
   }
 }
