@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditActor, SYSTEM_ACTOR } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
+import { labelProblem } from '../common/text';
 import { Clock } from '../limits/clock';
 import { Settings, SETTINGS } from '../settings/settings';
 import { ApiKeyRecord, KeyChanges, mayBeKept, Store } from '../store/store';
@@ -12,7 +13,9 @@ import {
   hashApiKey,
   hashesEqual,
 } from './api-key';
-import { ApiKeyView } from './api-keys.dto';
+import { characters } from '../validation/compiled.validator';
+import { Issue, notALabel, tooLong, tooShort } from '../validation/issues';
+import { ApiKeyView, KEY_NAME_MAX_LENGTH } from './api-keys.dto';
 import type { AuthenticatedKey } from './authenticated-key';
 import { isValidScope, SCOPE_TEMPLATES } from './scopes';
 
@@ -40,6 +43,25 @@ export class KeyRequestError extends Error {
     super(message);
     this.issues = issues ?? [{ loc, msg: message }];
   }
+}
+
+/** What is wrong with a key's name as the DTOs see it (1 to 200 characters, a label), if anything. */
+function nameIssue(name: string): Issue | undefined {
+  const length = characters(name);
+  if (length < 1) return tooShort(1);
+  if (length > KEY_NAME_MAX_LENGTH) return tooLong(KEY_NAME_MAX_LENGTH);
+  return labelProblem(name) === undefined ? undefined : notALabel(name);
+}
+
+/**
+ * Checks a key's name as the DTOs do, for the callers that reach the service without them: the
+ * CLI refuses what the API refuses (and prints the reason without pydantic's prefix).
+ */
+export function checkKeyName(name: string): void {
+  const issue = nameIssue(name);
+  if (!issue) return;
+  const reason = issue.msg.replace(/^Value error, /, '');
+  throw new KeyRequestError(`Invalid name: ${reason}`, [], [{ loc: ['name'], msg: issue.msg }]);
 }
 
 /** Last-used times are written at most this often per key, so a busy key costs no write per call. */
@@ -186,6 +208,7 @@ export class ApiKeysService {
     changes: KeyUpdate,
     actor: AuditActor,
   ): Promise<ApiKeyRecord | undefined> {
+    if (changes.name !== undefined) checkKeyName(changes.name);
     if (changes.plan !== undefined) this.checkPlan(changes.plan);
     const wanted: KeyUpdate = { ...changes };
     if (changes.scopes !== undefined)
@@ -246,6 +269,7 @@ export class ApiKeysService {
   }
 
   private buildRecord(request: NewKeyRequest, now: Date): Omit<ApiKeyRecord, 'prefix' | 'hash'> {
+    checkKeyName(request.name);
     const plan = request.plan ?? this.settings.defaultPlan;
     this.checkPlan(plan);
     const days = request.expires_in_days;
