@@ -1,3 +1,6 @@
+import { CLI_ACTOR } from '../src/audit/audit.context';
+import { AuditService } from '../src/audit/audit.service';
+import { Store } from '../src/store/store';
 import { bearer, startApp, TestApp } from './support/app';
 import { runCli } from './support/cli';
 
@@ -112,4 +115,94 @@ describe('key names are text, not terminal commands (e2e)', () => {
     expect(created.stdout + updated.stdout).toBe('');
     expect(await names()).toEqual(before);
   }, 60_000); // runs the compiled CLI four times
+
+  describe('the CLI prints what is stored escaped', () => {
+    let id: string;
+    // No lone surrogate: both stores write UTF-8, which turns one into U+FFFD (src/common/text.spec.ts
+    // shows one escaped).
+    const stored = `${CLEAR_AND_RETITLE}|${FORGED_ROW}|${BIDI}|nul\u0000|del\u007f|c1\u0085`;
+    const shown =
+      '\\u001b[2J\\u001b]0;pwned\\u0007|ok\\r\\nkey_0000000000000000\\tsk_fake...\\tactive\\tunlimited\\t*\\tadmin|report\\u202etxt.exe|nul\\u0000|del\\u007f|c1\\u0085';
+
+    beforeAll(async () => {
+      // Written straight to the store, as a name from before names were checked would be.
+      ({ id } = await t.createKeyWithId({ name: 'renamed-below', scope_template: 'standard' }));
+      await t.app.get(Store).updateKey(id, { name: stored });
+      await t.app
+        .get(AuditService)
+        .record(CLI_ACTOR, 'api_key.update', id, { name: { from: 'renamed-below', to: stored } });
+    });
+
+    /** Nothing a terminal would act on: every control, bidi control and lone surrogate escaped. */
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+    const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\p{Cs}/u;
+    /** The output's own tabs and line ends apart, nothing a terminal would act on. */
+    const inert = (text: string) => expect(text).not.toMatch(UNSAFE);
+
+    it('keys list, show, update, rotate and usage: as text, one row a key', async () => {
+      const [list, show, update, rotate, usage] = await Promise.all([
+        runCli(['keys', 'list'], env),
+        runCli(['keys', 'show', id], env),
+        runCli(['keys', 'update', id, '--rate-limit', '9'], env),
+        runCli(['keys', 'rotate', id], env),
+        runCli(['keys', 'usage', id], env),
+      ]);
+      for (const run of [list, show, update, rotate, usage]) {
+        expect(run.code).toBe(0);
+        inert(run.stdout);
+      }
+      const row = list.stdout.split('\n').find((line) => line.startsWith(`${id}\t`));
+      expect(row?.split('\t')).toEqual([
+        id,
+        expect.stringMatching(/^sk_[0-9a-f]{8}\.\.\.$/),
+        'active',
+        'free',
+        'services:read,services:execute',
+        shown,
+      ]);
+      expect(list.stdout).not.toContain('key_0000000000000000\t');
+      expect(show.stdout).toContain(`${id} (${shown}): active\n`);
+      expect(update.stdout).toContain(`${id} (${shown}): active\n`);
+    }, 60_000); // runs the compiled CLI five times
+
+    it('keys show --json and audit: JSON that reads back the stored name, and text escaped', async () => {
+      const [json, list, audit, auditJson] = await Promise.all([
+        runCli(['keys', 'show', id, '--json'], env),
+        runCli(['keys', 'list', '--json'], env),
+        runCli(['audit', '--limit', '5'], env),
+        runCli(['audit', '--limit', '5', '--json'], env),
+      ]);
+      for (const run of [json, list, audit, auditJson]) {
+        expect(run.code).toBe(0);
+        inert(run.stdout);
+      }
+      expect(JSON.parse(json.stdout)).toMatchObject({ id, name: stored });
+      expect(
+        (JSON.parse(list.stdout) as { id: string; name: string }[]).find((k) => k.id === id),
+      ).toMatchObject({ name: stored });
+      const entries = (JSON.parse(auditJson.stdout) as { entries: { details: unknown }[] }).entries;
+      expect(entries.map((e) => e.details)).toContainEqual({
+        name: { from: 'renamed-below', to: stored },
+        source: 'cli',
+      });
+      expect(
+        audit.stdout
+          .split('\n')
+          .filter(Boolean)
+          .every((l) => l.split('\t').length === 6),
+      ).toBe(true);
+    }, 60_000); // runs the compiled CLI four times
+
+    it('doctor: a stored override is shown escaped', async () => {
+      await t.app.get(Store).setOverride('server.port', `${CLEAR_AND_RETITLE}\nPASS  all_good`);
+      try {
+        const doctor = await runCli(['doctor'], env);
+        inert(doctor.stdout);
+        expect(doctor.stdout).toContain('\\u001b[2J');
+        expect(doctor.stdout).not.toMatch(/^PASS {2}all_good/m);
+      } finally {
+        await t.app.get(Store).deleteOverride('server.port');
+      }
+    }, 30_000);
+  });
 });
