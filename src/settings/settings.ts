@@ -50,6 +50,8 @@ export interface Settings {
   bodyLimitBytes: number;
   /** Limits on slow clients: whole headers, whole request, idle keep-alive connection. */
   httpTimeouts: HttpTimeouts;
+  /** Open connections at most; past it a new connection is closed as it is accepted. */
+  httpMaxConnections: number;
   /** Browser origins (`scheme://host[:port]`) allowed to call /mcp; `*` allows any. */
   mcpAllowedOrigins: string[];
   /** Browser origins allowed to call the API (CORS); `*` allows any; none by default. */
@@ -237,6 +239,7 @@ export function loadSettings(env: Environment): Settings {
     },
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     httpTimeouts: httpTimeouts(env),
+    httpMaxConnections: intFrom(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1),
     mcpAllowedOrigins: parseOrigins('MCP_ALLOWED_ORIGINS', env.MCP_ALLOWED_ORIGINS),
     corsOrigins: parseOrigins('CORS_ORIGINS', env.CORS_ORIGINS),
     httpAdapter: parseHttpAdapter(env.HTTP_ADAPTER),
