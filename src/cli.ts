@@ -8,6 +8,13 @@ import { CLI_ACTOR } from './audit/audit.context';
 import { AuditService } from './audit/audit.service';
 import { ApiKeysService, KeyRequestError, KeyUpdate, toView } from './auth/api-keys.service';
 import type { ApiKeyView } from './auth/api-keys.dto';
+import {
+  DEFAULT_SCOPE_TEMPLATE,
+  KNOWN_SCOPES,
+  SCOPE_MEANINGS,
+  SCOPE_TEMPLATES,
+  WILDCARD_SCOPES,
+} from './auth/scopes';
 import { printable } from './common/text';
 import { HISTORY_MAX_DAYS, QuotaService } from './limits/quota.service';
 import { prepareEnvironment } from './settings/environment';
@@ -98,6 +105,29 @@ const out = (text: Line): void => {
   process.stdout.write(`${text}\n`);
 };
 
+/**
+ * The scopes a key can hold and the templates, read from src/auth/scopes.ts, for the `--help` of
+ * the commands that grant them: a newcomer's first guess at a scope is a tool's name.
+ */
+function scopesHelp(command: 'create' | 'update'): string {
+  const row = (name: string, meaning: string) => `  ${name.padEnd(18)}${meaning}`;
+  const wildcard = (scope: string) =>
+    scope === '*' ? 'every scope' : `every ${scope.slice(0, -1)}... scope`;
+  const isDefault = (name: string) => command === 'create' && name === DEFAULT_SCOPE_TEMPLATE;
+  return [
+    '',
+    'Scopes (--scopes, comma-separated):',
+    ...KNOWN_SCOPES.map((scope) => row(scope, SCOPE_MEANINGS[scope])),
+    ...WILDCARD_SCOPES.map((scope) => row(scope, wildcard(scope))),
+    command === 'create'
+      ? 'Templates (--template):'
+      : 'Templates (of keys create --template; here, give their scopes):',
+    ...Object.entries(SCOPE_TEMPLATES).map(([name, scopes]) =>
+      row(name, `${scopes.join(',')}${isDefault(name) ? ' (the default)' : ''}`),
+    ),
+  ].join('\n');
+}
+
 /** The variables the CLI reads (from the environment or `.env` in the working directory). */
 const ENVIRONMENT_HELP = `
 Environment (also read from .env in the working directory; the environment wins):
@@ -124,12 +154,13 @@ export function buildCli(): Command {
     .description('Create an API key; its text is printed once')
     .requiredOption('--name <name>', 'a name to recognise the key by (required)')
     .addOption(new Option('--scopes <list>', 'comma-separated scopes').conflicts('template'))
-    .option('--template <name>', 'scope template: read_only, standard or admin')
+    .option('--template <name>', `scope template: ${Object.keys(SCOPE_TEMPLATES).join(', ')}`)
     .option('--plan <plan>', 'plan: free, pro or unlimited')
     .option('--daily-limit <n>', "calls per UTC day, beating the plan's", wholeNumber(0))
     .option('--rate-limit <n>', "calls per second, beating the plan's", wholeNumber(1))
     .option('--expires-in-days <n>', 'days until the key expires', wholeNumber(1))
     .option('--json', 'print one JSON object')
+    .addHelpText('after', scopesHelp('create'))
     .action(
       async (opts: {
         name: string;
@@ -219,6 +250,7 @@ export function buildCli(): Command {
     .addOption(new Option('--enable', 'let the key in again').conflicts('disable'))
     .option('--disable', 'refuse the key (401) until enabled')
     .option('--json', 'print one JSON object')
+    .addHelpText('after', scopesHelp('update'))
     .action(
       async (
         id: string,

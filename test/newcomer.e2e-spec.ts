@@ -1,4 +1,11 @@
-import { startApp, TestApp } from './support/app';
+import { KNOWN_SCOPES, SCOPE_TEMPLATES, WILDCARD_SCOPES } from '../src/auth/scopes';
+import { bearer, startApp, TestApp } from './support/app';
+import { runCli } from './support/cli';
+
+const ALL_SCOPES = [...KNOWN_SCOPES, ...WILDCARD_SCOPES];
+const VALID =
+  'valid scopes: services:read, services:execute, admin:read, admin:write, services:*, admin:*, *; ' +
+  'templates: read_only (services:read), standard (services:read, services:execute), admin (*)';
 
 interface Parameter {
   name: string;
@@ -38,4 +45,55 @@ describe("a newcomer's path (e2e)", () => {
       });
     }
   });
+
+  it('lists the valid scopes and templates in keys create --help and keys update --help', async () => {
+    const [create, update] = await Promise.all([
+      runCli(['keys', 'create', '--help'], {}),
+      runCli(['keys', 'update', '--help'], {}),
+    ]);
+    for (const help of [create, update]) {
+      expect(help.code).toBe(0);
+      for (const scope of ALL_SCOPES)
+        expect(help.stdout).toMatch(new RegExp(`^  ${escape(scope)} `, 'm'));
+      for (const [name, scopes] of Object.entries(SCOPE_TEMPLATES)) {
+        expect(help.stdout).toMatch(new RegExp(`^  ${name} +${escape(scopes.join(','))}`, 'm'));
+      }
+    }
+    expect(create.stdout).toContain(
+      '--template <name>      scope template: read_only, standard, admin',
+    );
+    expect(create.stdout).toMatch(/^ {2}services:execute {2}every tool call/m);
+    expect(create.stdout).toMatch(
+      /^ {2}standard +services:read,services:execute \(the default\)$/m,
+    );
+  });
+
+  it('answers an unknown scope with the valid scopes and templates, over the CLI (exit 2) and REST (400)', async () => {
+    const cli = await runCli(['keys', 'create', '--name', 'x', '--scopes', 'greet'], {
+      DATA_DIR: t.dataDir,
+    });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toBe(`error: Unknown scope 'greet'; ${VALID}\n`);
+
+    const rest = await t
+      .http()
+      .post('/api/v1/auth/api-keys')
+      .set(bearer(t.adminKey))
+      .send({ name: 'x', scopes: ['services:read', 'greet', 'config_set'] });
+    expect(rest.status).toBe(400);
+    expect(rest.body).toEqual({
+      detail: [
+        { loc: ['body', 'scopes', 1], msg: `Unknown scope 'greet'; ${VALID}`, type: 'value_error' },
+        {
+          loc: ['body', 'scopes', 2],
+          msg: `Unknown scope 'config_set'; ${VALID}`,
+          type: 'value_error',
+        },
+      ],
+    });
+  }, 30_000);
 });
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -17,7 +17,7 @@ import { characters } from '../validation/compiled.validator';
 import { Issue, notALabel, tooLong, tooShort } from '../validation/issues';
 import { ApiKeyView, KEY_NAME_MAX_LENGTH } from './api-keys.dto';
 import type { AuthenticatedKey } from './authenticated-key';
-import { isValidScope, SCOPE_TEMPLATES } from './scopes';
+import { DEFAULT_SCOPE_TEMPLATE, isValidScope, SCOPE_TEMPLATES, validScopesText } from './scopes';
 
 export interface NewKeyRequest {
   name: string;
@@ -156,11 +156,17 @@ export class ApiKeysService {
     if (request.scopes !== undefined && request.scope_template !== undefined) {
       throw new KeyRequestError('Give either scopes or scope_template, not both', ['scopes']);
     }
+    // Each entry and the CLI's one line say what is valid: a newcomer's first guess is a tool's name.
+    const valid = validScopesText();
     const unknown = (request.scopes ?? []).flatMap((scope, i) =>
-      isValidScope(scope) ? [] : [{ loc: ['scopes', i], msg: `Unknown scope '${scope}'` }],
+      isValidScope(scope) ? [] : [{ loc: ['scopes', i], scope }],
     );
     if (unknown.length) {
-      throw new KeyRequestError(unknown.map((issue) => issue.msg).join('; '), [], unknown);
+      throw new KeyRequestError(
+        `${unknown.map(({ scope }) => `Unknown scope '${scope}'`).join('; ')}; ${valid}`,
+        [],
+        unknown.map(({ loc, scope }) => ({ loc, msg: `Unknown scope '${scope}'; ${valid}` })),
+      );
     }
     if (request.scope_template !== undefined) {
       const template = SCOPE_TEMPLATES[request.scope_template];
@@ -172,7 +178,7 @@ export class ApiKeysService {
       }
       return [...template];
     }
-    return [...new Set(request.scopes ?? SCOPE_TEMPLATES.standard)];
+    return [...new Set(request.scopes ?? SCOPE_TEMPLATES[DEFAULT_SCOPE_TEMPLATE])];
   }
 
   /** Creates a key; the returned `key` is the only time its text exists outside the client. */
