@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { KNOWN_SCOPES, SCOPE_TEMPLATES, WILDCARD_SCOPES } from '../src/auth/scopes';
 import { bearer, startApp, TestApp } from './support/app';
 import { runCli } from './support/cli';
 
+const ROOT = join(__dirname, '..');
 const ALL_SCOPES = [...KNOWN_SCOPES, ...WILDCARD_SCOPES];
 const VALID =
   'valid scopes: services:read, services:execute, admin:read, admin:write, services:*, admin:*, *; ' +
@@ -44,6 +47,27 @@ describe("a newcomer's path (e2e)", () => {
         description: expect.stringContaining('for example `order-4711-greet`'),
       });
     }
+  });
+
+  it('has one licence: MIT in package.json, LICENSE and OpenAPI', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license: string };
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { license?: string }>;
+    };
+    const licence = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    expect({
+      packageJson: pkg.license,
+      packageLock: lock.packages[''].license,
+      licenseFile: licence.split('\n')[0],
+      openApi: document.info.license?.name,
+    }).toEqual({
+      packageJson: 'MIT',
+      packageLock: 'MIT',
+      licenseFile: 'MIT License',
+      openApi: 'MIT',
+    });
+    expect(licence).toContain('Copyright (c) 2026 the tool invocation service authors');
+    expect(licence).toContain('Permission is hereby granted, free of charge');
   });
 
   it('lists the valid scopes and templates in keys create --help and keys update --help', async () => {
