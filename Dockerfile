@@ -23,6 +23,8 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
+# The MIT licence asks that its notice travel with every copy, the image included.
+COPY LICENSE ./LICENSE
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # DATA_DIR: the SQLite store (without REDIS_URL), the initial key file, the cache directory.
