@@ -15,7 +15,7 @@ import {
   SCOPE_TEMPLATES,
   WILDCARD_SCOPES,
 } from './auth/scopes';
-import { printable } from './common/text';
+import { plural, printable } from './common/text';
 import { HISTORY_MAX_DAYS, QuotaService } from './limits/quota.service';
 import { prepareEnvironment } from './settings/environment';
 import { DoctorService } from './tools/doctor/doctor.service';
@@ -344,7 +344,7 @@ export function buildCli(): Command {
       });
       if (opts.json) return out(line`${JSON.stringify(usage)}`);
       out(
-        line`${id}: ${usage.used} call(s) today, limit ${usage.daily_limit ?? 'none'}, plan ${usage.plan}.`,
+        line`${id}: ${plural(usage.used, 'call')} today, limit ${usage.daily_limit ?? 'none'}, plan ${usage.plan}.`,
       );
       for (const day of usage.history) out(line`${day.date}\t${day.used}`);
     });

@@ -32,7 +32,7 @@ describe('MCP: quota and rate limit (e2e)', () => {
     const refused = await client.callTool({ name: 'greet', arguments: { name: 'C' } });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(QUOTA_TEXT);
-    expect(textOf(refused)).toMatch(/ Retry after \d+ seconds\.$/);
+    expect(textOf(refused)).toMatch(/ Retry after (1 second|\d+ seconds)\.$/);
 
     const usage = await t.http().get('/api/v1/usage').set(bearer(key));
     expect(usage.body).toMatchObject({ daily_limit: 2, used: 2, remaining: 0 });
@@ -74,7 +74,7 @@ describe('MCP: quota and rate limit (e2e)', () => {
         // Over HTTP the request is refused as a whole: HTTP 429, before any tool runs.
         expect(second).toBeInstanceOf(Error);
         expect((second as Error).message).toContain(
-          '{"detail":"Rate limit exceeded: 1 requests per second. Retry after 1 seconds."}',
+          '{"detail":"Rate limit exceeded: 1 request per second. Retry after 1 second."}',
         );
       } else {
         expect((first as CallResult).isError).toBeFalsy();

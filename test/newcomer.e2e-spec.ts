@@ -121,3 +121,34 @@ describe("a newcomer's path (e2e)", () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('texts in the singular where it applies (e2e)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ env: { AUTH_FAILURE_LIMIT: '1', AUTH_FAILURE_WINDOW_SECONDS: '1' } });
+  });
+  afterAll(() => t.close());
+
+  it('says 1 request per second and Retry after 1 second', async () => {
+    const key = await t.createKey({ scope_template: 'standard', rate_limit: 1 });
+    const greet = () =>
+      t.http().post('/api/v1/services/greet').set(bearer(key)).send({ name: 'x' });
+    const answers = [await greet(), await greet()];
+    expect(answers.map((res) => res.status)).toContain(429);
+    expect(answers.find((res) => res.status === 429)?.body).toEqual({
+      detail: 'Rate limit exceeded: 1 request per second. Retry after 1 second.',
+    });
+
+    const wrong = () =>
+      t
+        .http()
+        .get('/api/v1/auth/me')
+        .set(bearer(`sk_${'0'.repeat(64)}`));
+    const refused = [await wrong(), await wrong()];
+    expect(refused.map((res) => res.status)).toEqual([401, 429]);
+    expect(refused[1].body).toEqual({
+      detail: 'Too many failed authentication attempts from this address. Retry after 1 second.',
+    });
+  });
+});
