@@ -11,6 +11,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY scripts/ensure-built.js ./scripts/
 COPY src ./src
 RUN npm run build \
  && npm prune --omit=dev
