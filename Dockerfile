@@ -11,6 +11,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY scripts/ensure-built.js ./scripts/
 COPY src ./src
 RUN npm run build \
  && npm prune --omit=dev
@@ -23,6 +24,8 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
+# The MIT licence asks that its notice travel with every copy, the image included.
+COPY LICENSE ./LICENSE
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # DATA_DIR: the SQLite store (without REDIS_URL), the initial key file, the cache directory.

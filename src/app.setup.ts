@@ -42,7 +42,11 @@ export function configureApp(app: INestApplication): INestApplication {
       : undefined,
   });
   setupOpenApi(app);
-  hardenHttpServer(app.getHttpServer() as Server, settings.httpTimeouts);
+  hardenHttpServer(
+    app.getHttpServer() as Server,
+    settings.httpTimeouts,
+    settings.httpMaxConnections,
+  );
   // On SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish, run the shutdown
   // hooks (the store closes), then exit 0; process.exit also flushes the asynchronous log stream.
   app.enableShutdownHooks([ShutdownSignal.SIGTERM, ShutdownSignal.SIGINT], {

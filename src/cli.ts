@@ -8,6 +8,14 @@ import { CLI_ACTOR } from './audit/audit.context';
 import { AuditService } from './audit/audit.service';
 import { ApiKeysService, KeyRequestError, KeyUpdate, toView } from './auth/api-keys.service';
 import type { ApiKeyView } from './auth/api-keys.dto';
+import {
+  DEFAULT_SCOPE_TEMPLATE,
+  KNOWN_SCOPES,
+  SCOPE_MEANINGS,
+  SCOPE_TEMPLATES,
+  WILDCARD_SCOPES,
+} from './auth/scopes';
+import { plural, printable } from './common/text';
 import { HISTORY_MAX_DAYS, QuotaService } from './limits/quota.service';
 import { prepareEnvironment } from './settings/environment';
 import { DoctorService } from './tools/doctor/doctor.service';
@@ -41,20 +49,20 @@ function scopeList(raw: string | undefined): string[] | undefined {
     .filter(Boolean);
 }
 
-/** One key as a line of text. */
-function describeKey(v: ApiKeyView): string[] {
+/** One key, a line a setting. */
+function describeKey(v: ApiKeyView): Line[] {
   return [
-    `${v.id} (${v.name}): ${v.status}`,
-    `  prefix      ${v.prefix}...`,
-    `  scopes      ${v.scopes.join(',')}`,
-    `  plan        ${v.plan}`,
-    `  daily_limit ${v.daily_limit ?? "plan's"}`,
-    `  rate_limit  ${v.rate_limit ?? "plan's"}`,
-    `  created_at  ${v.created_at}`,
-    `  expires_at  ${v.expires_at ?? 'never'}`,
-    `  last_used   ${v.last_used_at ?? 'never'}`,
+    line`${v.id} (${v.name}): ${v.status}`,
+    line`  prefix      ${v.prefix}...`,
+    line`  scopes      ${v.scopes.join(',')}`,
+    line`  plan        ${v.plan}`,
+    line`  daily_limit ${v.daily_limit ?? "plan's"}`,
+    line`  rate_limit  ${v.rate_limit ?? "plan's"}`,
+    line`  created_at  ${v.created_at}`,
+    line`  expires_at  ${v.expires_at ?? 'never'}`,
+    line`  last_used   ${v.last_used_at ?? 'never'}`,
     ...(v.previous_key_expires_at
-      ? [`  previous key valid until ${v.previous_key_expires_at}`]
+      ? [line`  previous key valid until ${v.previous_key_expires_at}`]
       : []),
   ];
 }
@@ -78,9 +86,47 @@ async function withContext<T>(work: (app: INestApplicationContext) => Promise<T>
   }
 }
 
-const out = (line: string): void => {
-  process.stdout.write(`${line}\n`);
+/** A line of output made by `line`: the only kind `out` writes. */
+type Line = string & { readonly __printable: never };
+
+/**
+ * A line of output from a template whose values are shown printable: a name, a plan or an audit
+ * detail holds whatever was stored (a name from before labels were checked, a record written by
+ * hand), and must reach the operator's terminal as text, never as an escape sequence or a forged
+ * row. The template's own text (its tabs) stays as written.
+ */
+function line(template: TemplateStringsArray, ...values: unknown[]): Line {
+  let text = template[0];
+  values.forEach((value, i) => (text += printable(String(value)) + template[i + 1]));
+  return text as Line;
+}
+
+const out = (text: Line): void => {
+  process.stdout.write(`${text}\n`);
 };
+
+/**
+ * The scopes a key can hold and the templates, read from src/auth/scopes.ts, for the `--help` of
+ * the commands that grant them: a newcomer's first guess at a scope is a tool's name.
+ */
+function scopesHelp(command: 'create' | 'update'): string {
+  const row = (name: string, meaning: string) => `  ${name.padEnd(18)}${meaning}`;
+  const wildcard = (scope: string) =>
+    scope === '*' ? 'every scope' : `every ${scope.slice(0, -1)}... scope`;
+  const isDefault = (name: string) => command === 'create' && name === DEFAULT_SCOPE_TEMPLATE;
+  return [
+    '',
+    'Scopes (--scopes, comma-separated):',
+    ...KNOWN_SCOPES.map((scope) => row(scope, SCOPE_MEANINGS[scope])),
+    ...WILDCARD_SCOPES.map((scope) => row(scope, wildcard(scope))),
+    command === 'create'
+      ? 'Templates (--template):'
+      : 'Templates (of keys create --template; here, give their scopes):',
+    ...Object.entries(SCOPE_TEMPLATES).map(([name, scopes]) =>
+      row(name, `${scopes.join(',')}${isDefault(name) ? ' (the default)' : ''}`),
+    ),
+  ].join('\n');
+}
 
 /** The variables the CLI reads (from the environment or `.env` in the working directory). */
 const ENVIRONMENT_HELP = `
@@ -108,12 +154,13 @@ export function buildCli(): Command {
     .description('Create an API key; its text is printed once')
     .requiredOption('--name <name>', 'a name to recognise the key by (required)')
     .addOption(new Option('--scopes <list>', 'comma-separated scopes').conflicts('template'))
-    .option('--template <name>', 'scope template: read_only, standard or admin')
+    .option('--template <name>', `scope template: ${Object.keys(SCOPE_TEMPLATES).join(', ')}`)
     .option('--plan <plan>', 'plan: free, pro or unlimited')
     .option('--daily-limit <n>', "calls per UTC day, beating the plan's", wholeNumber(0))
     .option('--rate-limit <n>', "calls per second, beating the plan's", wholeNumber(1))
     .option('--expires-in-days <n>', 'days until the key expires', wholeNumber(1))
     .option('--json', 'print one JSON object')
+    .addHelpText('after', scopesHelp('create'))
     .action(
       async (opts: {
         name: string;
@@ -143,11 +190,11 @@ export function buildCli(): Command {
             CLI_ACTOR,
           ),
         );
-        if (opts.json) return out(JSON.stringify({ ...toView(record), key }));
+        if (opts.json) return out(line`${JSON.stringify({ ...toView(record), key })}`);
         out(
-          `Created ${record.id} (${record.name}), scopes ${record.scopes.join(',')}, plan ${record.plan}.`,
+          line`Created ${record.id} (${record.name}), scopes ${record.scopes.join(',')}, plan ${record.plan}.`,
         );
-        out(`Key (shown once, store it now): ${key}`);
+        out(line`Key (shown once, store it now): ${key}`);
       },
     );
 
@@ -159,10 +206,12 @@ export function buildCli(): Command {
       const views = await withContext(async (app) =>
         (await app.get(ApiKeysService).list()).map((r) => toView(r)),
       );
-      if (opts.json) return out(JSON.stringify(views));
-      if (!views.length) return out('No keys.');
+      if (opts.json) return out(line`${JSON.stringify(views)}`);
+      if (!views.length) return out(line`No keys.`);
       for (const v of views) {
-        out([v.id, v.prefix + '...', v.status, v.plan, v.scopes.join(','), v.name].join('\t'));
+        out(
+          line`${v.id}\t${v.prefix}...\t${v.status}\t${v.plan}\t${v.scopes.join(',')}\t${v.name}`,
+        );
       }
     });
 
@@ -172,7 +221,7 @@ export function buildCli(): Command {
     .action(async (id: string) => {
       const revoked = await withContext((app) => app.get(ApiKeysService).revoke(id, CLI_ACTOR));
       if (!revoked) throw notFound(id);
-      out(`Revoked ${id}.`);
+      out(line`Revoked ${id}.`);
     });
 
   keys
@@ -186,7 +235,7 @@ export function buildCli(): Command {
         return record && toView(record, keys.now());
       });
       if (!view) throw notFound(id);
-      if (opts.json) return out(JSON.stringify(view));
+      if (opts.json) return out(line`${JSON.stringify(view)}`);
       describeKey(view).forEach(out);
     });
 
@@ -201,6 +250,7 @@ export function buildCli(): Command {
     .addOption(new Option('--enable', 'let the key in again').conflicts('disable'))
     .option('--disable', 'refuse the key (401) until enabled')
     .option('--json', 'print one JSON object')
+    .addHelpText('after', scopesHelp('update'))
     .action(
       async (
         id: string,
@@ -232,8 +282,8 @@ export function buildCli(): Command {
           return record && toView(record, keys.now());
         });
         if (!view) throw notFound(id);
-        if (opts.json) return out(JSON.stringify(view));
-        out(`Updated ${id}.`);
+        if (opts.json) return out(line`${JSON.stringify(view)}`);
+        out(line`Updated ${id}.`);
         describeKey(view).forEach(out);
       },
     );
@@ -258,11 +308,10 @@ export function buildCli(): Command {
         return done && { view: toView(done.record, keys.now()), key: done.key };
       });
       if (!rotated) throw notFound(id);
-      if (opts.json) return out(JSON.stringify({ ...rotated.view, key: rotated.key }));
-      out(
-        `Rotated ${id}; the old key ${rotated.view.previous_key_expires_at ? `works until ${rotated.view.previous_key_expires_at}` : 'no longer works'}.`,
-      );
-      out(`Key (shown once, store it now): ${rotated.key}`);
+      if (opts.json) return out(line`${JSON.stringify({ ...rotated.view, key: rotated.key })}`);
+      const until = rotated.view.previous_key_expires_at;
+      out(line`Rotated ${id}; the old key ${until ? `works until ${until}` : 'no longer works'}.`);
+      out(line`Key (shown once, store it now): ${rotated.key}`);
     });
 
   keys
@@ -293,11 +342,11 @@ export function buildCli(): Command {
           history,
         };
       });
-      if (opts.json) return out(JSON.stringify(usage));
+      if (opts.json) return out(line`${JSON.stringify(usage)}`);
       out(
-        `${id}: ${usage.used} call(s) today, limit ${usage.daily_limit ?? 'none'}, plan ${usage.plan}.`,
+        line`${id}: ${plural(usage.used, 'call')} today, limit ${usage.daily_limit ?? 'none'}, plan ${usage.plan}.`,
       );
-      for (const day of usage.history) out(`${day.date}\t${day.used}`);
+      for (const day of usage.history) out(line`${day.date}\t${day.used}`);
     });
 
   program
@@ -307,14 +356,11 @@ export function buildCli(): Command {
     .option('--json', 'print one JSON object {entries}')
     .action(async (opts: { limit: number; json?: boolean }) => {
       const entries = await withContext((app) => app.get(AuditService).list(opts.limit));
-      if (opts.json) return out(JSON.stringify({ entries }));
-      if (!entries.length) return out('No audit entries.');
+      if (opts.json) return out(line`${JSON.stringify({ entries })}`);
+      if (!entries.length) return out(line`No audit entries.`);
       for (const e of entries) {
-        out(
-          [e.id, e.at, e.actor_key_id ?? '-', e.action, e.target, JSON.stringify(e.details)].join(
-            '\t',
-          ),
-        );
+        const details = JSON.stringify(e.details);
+        out(line`${e.id}\t${e.at}\t${e.actor_key_id ?? '-'}\t${e.action}\t${e.target}\t${details}`);
       }
     });
 
@@ -327,11 +373,12 @@ export function buildCli(): Command {
       const report = await withContext((app) =>
         app.get(DoctorService).run(Boolean(opts.fix), CLI_ACTOR),
       );
-      if (opts.json) out(JSON.stringify(report));
+      if (opts.json) out(line`${JSON.stringify(report)}`);
       else {
         for (const c of report.checks) {
+          const fixable = c.fixable ? ' (fixable: --fix)' : '';
           out(
-            `${c.status.toUpperCase().padEnd(4)}  ${c.name.padEnd(18)} ${c.message}${c.fixable ? ' (fixable: --fix)' : ''}`,
+            line`${c.status.toUpperCase().padEnd(4)}  ${c.name.padEnd(18)} ${c.message}${fixable}`,
           );
         }
       }
@@ -378,7 +425,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
     }
-    process.stderr.write(`error: ${e.message ?? String(error)}\n`);
+    process.stderr.write(`error: ${printable(e.message ?? String(error))}\n`);
     // A request the service refuses (an unknown template, scope or plan) is bad usage too.
     return error instanceof KeyRequestError ? 2 : 1;
   }

@@ -2,11 +2,16 @@ import { ApiProperty } from '@nestjs/swagger';
 import { BoolField, IntField, StringField, StringListField } from '../validation/fields';
 import { SCOPE_TEMPLATES } from './scopes';
 
+/** A key's name: 1 to this many characters, a label (no control or bidi characters). */
+export const KEY_NAME_MAX_LENGTH = 200;
+
 export class CreateApiKeyInput {
   @StringField({
-    description: 'A name to recognise the key by.',
+    description:
+      'A name to recognise the key by: no control characters, bidi controls or lone surrogates.',
     minLength: 1,
-    maxLength: 100,
+    maxLength: KEY_NAME_MAX_LENGTH,
+    label: true,
     example: 'ci-runner',
   })
   name: string;
@@ -62,10 +67,11 @@ export class CreateApiKeyInput {
 /** A PATCH of a key: only the fields given change; a null limit falls back to the plan's. */
 export class UpdateApiKeyInput {
   @StringField({
-    description: 'A new name.',
+    description: 'A new name: no control characters, bidi controls or lone surrogates.',
     optional: true,
     minLength: 1,
-    maxLength: 100,
+    maxLength: KEY_NAME_MAX_LENGTH,
+    label: true,
     example: 'ci-runner-2',
   })
   name?: string;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditActor, SYSTEM_ACTOR } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
+import { labelProblem } from '../common/text';
 import { Clock } from '../limits/clock';
 import { planNamed, Settings, SETTINGS } from '../settings/settings';
 import { ApiKeyRecord, KeyChanges, mayBeKept, Store } from '../store/store';
@@ -12,9 +13,11 @@ import {
   hashApiKey,
   hashesEqual,
 } from './api-key';
-import { ApiKeyView } from './api-keys.dto';
+import { characters } from '../validation/compiled.validator';
+import { Issue, notALabel, tooLong, tooShort } from '../validation/issues';
+import { ApiKeyView, KEY_NAME_MAX_LENGTH } from './api-keys.dto';
 import type { AuthenticatedKey } from './authenticated-key';
-import { isValidScope, SCOPE_TEMPLATES } from './scopes';
+import { DEFAULT_SCOPE_TEMPLATE, isValidScope, SCOPE_TEMPLATES, validScopesText } from './scopes';
 
 export interface NewKeyRequest {
   name: string;
@@ -40,6 +43,25 @@ export class KeyRequestError extends Error {
     super(message);
     this.issues = issues ?? [{ loc, msg: message }];
   }
+}
+
+/** What is wrong with a key's name as the DTOs see it (1 to 200 characters, a label), if anything. */
+function nameIssue(name: string): Issue | undefined {
+  const length = characters(name);
+  if (length < 1) return tooShort(1);
+  if (length > KEY_NAME_MAX_LENGTH) return tooLong(KEY_NAME_MAX_LENGTH);
+  return labelProblem(name) === undefined ? undefined : notALabel(name);
+}
+
+/**
+ * Checks a key's name as the DTOs do, for the callers that reach the service without them: the
+ * CLI refuses what the API refuses (and prints the reason without pydantic's prefix).
+ */
+export function checkKeyName(name: string): void {
+  const issue = nameIssue(name);
+  if (!issue) return;
+  const reason = issue.msg.replace(/^Value error, /, '');
+  throw new KeyRequestError(`Invalid name: ${reason}`, [], [{ loc: ['name'], msg: issue.msg }]);
 }
 
 /** Last-used times are written at most this often per key, so a busy key costs no write per call. */
@@ -134,11 +156,17 @@ export class ApiKeysService {
     if (request.scopes !== undefined && request.scope_template !== undefined) {
       throw new KeyRequestError('Give either scopes or scope_template, not both', ['scopes']);
     }
+    // Each entry and the CLI's one line say what is valid: a newcomer's first guess is a tool's name.
+    const valid = validScopesText();
     const unknown = (request.scopes ?? []).flatMap((scope, i) =>
-      isValidScope(scope) ? [] : [{ loc: ['scopes', i], msg: `Unknown scope '${scope}'` }],
+      isValidScope(scope) ? [] : [{ loc: ['scopes', i], scope }],
     );
     if (unknown.length) {
-      throw new KeyRequestError(unknown.map((issue) => issue.msg).join('; '), [], unknown);
+      throw new KeyRequestError(
+        `${unknown.map(({ scope }) => `Unknown scope '${scope}'`).join('; ')}; ${valid}`,
+        [],
+        unknown.map(({ loc, scope }) => ({ loc, msg: `Unknown scope '${scope}'; ${valid}` })),
+      );
     }
     if (request.scope_template !== undefined) {
       const template = SCOPE_TEMPLATES[request.scope_template];
@@ -150,7 +178,7 @@ export class ApiKeysService {
       }
       return [...template];
     }
-    return [...new Set(request.scopes ?? SCOPE_TEMPLATES.standard)];
+    return [...new Set(request.scopes ?? SCOPE_TEMPLATES[DEFAULT_SCOPE_TEMPLATE])];
   }
 
   /** Creates a key; the returned `key` is the only time its text exists outside the client. */
@@ -186,6 +214,7 @@ export class ApiKeysService {
     changes: KeyUpdate,
     actor: AuditActor,
   ): Promise<ApiKeyRecord | undefined> {
+    if (changes.name !== undefined) checkKeyName(changes.name);
     if (changes.plan !== undefined) this.checkPlan(changes.plan);
     const wanted: KeyUpdate = { ...changes };
     if (changes.scopes !== undefined)
@@ -246,6 +275,7 @@ export class ApiKeysService {
   }
 
   private buildRecord(request: NewKeyRequest, now: Date): Omit<ApiKeyRecord, 'prefix' | 'hash'> {
+    checkKeyName(request.name);
     const plan = request.plan ?? this.settings.defaultPlan;
     this.checkPlan(plan);
     const days = request.expires_in_days;

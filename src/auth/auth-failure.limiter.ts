@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { ApiError } from '../errors/api-error';
 import { Settings, SETTINGS } from '../settings/settings';
-import { rateLimitHeaders } from '../limits/rate-limit.headers';
+import { rateLimitHeaders, retryAfterText } from '../limits/rate-limit.headers';
 
 /**
  * Failed authentications per client address, in the throttler's storage (shared across instances
@@ -29,7 +29,7 @@ export class AuthFailureLimiter {
     if (hit.isBlocked) {
       throw new ApiError(
         429,
-        `Too many failed authentication attempts from this address. Retry after ${Math.max(1, hit.timeToBlockExpire)} seconds.`,
+        `Too many failed authentication attempts from this address. ${retryAfterText(Math.max(1, hit.timeToBlockExpire))}`,
         rateLimitHeaders(limit, 0, hit.timeToBlockExpire),
       );
     }

@@ -13,7 +13,29 @@ export const SCOPE_TEMPLATES: Record<string, string[]> = {
   admin: ['*'],
 };
 
+/** The template of a new key that names neither scopes nor a template. */
+export const DEFAULT_SCOPE_TEMPLATE = 'standard';
+
 const RESOURCES = new Set(KNOWN_SCOPES.map((s) => s.split(':')[0]));
+
+/** What each scope allows, in words, for a newcomer: `keys create --help` lists them. */
+export const SCOPE_MEANINGS: Record<Scope, string> = {
+  'services:read': 'discovery (GET /api/v1/services)',
+  'services:execute': 'every tool call, over REST and MCP (and discovery)',
+  'admin:read': "listing and showing keys, any key's usage, the audit trail",
+  'admin:write': 'creating, changing, rotating and revoking keys',
+};
+
+/** The wildcards a key may hold besides the known scopes: each resource's, then `*`. */
+export const WILDCARD_SCOPES = [...[...RESOURCES].map((resource) => `${resource}:*`), '*'];
+
+/** The valid scopes and templates in one sentence, for the error of an unknown scope. */
+export function validScopesText(): string {
+  const templates = Object.entries(SCOPE_TEMPLATES).map(
+    ([name, scopes]) => `${name} (${scopes.join(', ')})`,
+  );
+  return `valid scopes: ${[...KNOWN_SCOPES, ...WILDCARD_SCOPES].join(', ')}; templates: ${templates.join(', ')}`;
+}
 
 export function isValidScope(scope: string): boolean {
   if (scope === '*' || (KNOWN_SCOPES as readonly string[]).includes(scope)) return true;

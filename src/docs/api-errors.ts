@@ -105,7 +105,7 @@ const ERRORS: Record<number, ErrorDoc> = {
     description:
       "Too many requests: the key's rate limit, or too many failed authentications from this address.",
     example: {
-      detail: 'Rate limit exceeded: 5 requests per second. Retry after 1 seconds.',
+      detail: 'Rate limit exceeded: 5 requests per second. Retry after 1 second.',
     },
     headers: RATE_LIMIT_HEADERS,
   },

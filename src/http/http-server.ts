@@ -66,8 +66,19 @@ function refuseExpectation(_req: IncomingMessage, res: ServerResponse): void {
   res.end(body);
 }
 
-/** Timeouts for slow clients and `{detail}` answers for malformed requests, on the app's server. */
-export function hardenHttpServer(server: Server, timeouts: HttpTimeouts): void {
+/**
+ * Timeouts for slow clients, a cap on open connections and `{detail}` answers for malformed
+ * requests, on the app's server (Express's and Fastify's alike: both are Node's http.Server).
+ */
+export function hardenHttpServer(
+  server: Server,
+  timeouts: HttpTimeouts,
+  maxConnections: number,
+): void {
+  // At the cap Node closes a new connection as it accepts it: nothing has been read, so no answer
+  // can be sent (a client sees its connection reset or closed and may retry). Each open
+  // connection costs memory and a file descriptor; without a cap, idle ones take them all.
+  server.maxConnections = maxConnections;
   server.headersTimeout = timeouts.headersMs;
   server.requestTimeout = timeouts.requestMs;
   // Longer than a load balancer's idle timeout (60 s on the common ones), so that the balancer,

@@ -1,3 +1,4 @@
+import { plural } from '../common/text';
 import { ApiError } from '../errors/api-error';
 
 /** Where a key's counter stands: the X-RateLimit-* headers of every answer it counted. */
@@ -16,7 +17,12 @@ export function rateLimitHeaders(limit: number, remaining: number, resetSeconds:
 }
 
 function windowText(ttlMs: number): string {
-  return ttlMs === 1000 ? 'second' : `${ttlMs / 1000} seconds`;
+  return ttlMs === 1000 ? 'second' : plural(ttlMs / 1000, 'second');
+}
+
+/** `Retry after 1 second.`, `Retry after 30 seconds.`: the end of every refusal that says when. */
+export function retryAfterText(seconds: number): string {
+  return `Retry after ${plural(seconds, 'second')}.`;
 }
 
 /** The 429 of a key over its budget for the window, the same for REST and MCP. */
@@ -24,7 +30,7 @@ export function rateLimitExceeded(limit: number, ttlMs: number, blockedSeconds: 
   const wait = Math.max(1, blockedSeconds);
   return new ApiError(
     429,
-    `Rate limit exceeded: ${limit} requests per ${windowText(ttlMs)}. Retry after ${wait} seconds.`,
+    `Rate limit exceeded: ${plural(limit, 'request')} per ${windowText(ttlMs)}. ${retryAfterText(wait)}`,
     rateLimitHeaders(limit, 0, wait),
   );
 }

@@ -20,6 +20,7 @@ import { Settings, SETTINGS } from '../settings/settings';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
 import { ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
 import { MCP_IDEMPOTENCY_META } from '../invocation/idempotency';
+import { retryAfterText } from '../limits/rate-limit.headers';
 
 /**
  * A JSON-RPC error whose message is exactly ours: McpError prefixes `MCP error <code>: ` to its
@@ -56,7 +57,7 @@ function success(body: unknown): CallToolResult {
 function failure(detail: unknown, retryAfter?: string | number): CallToolResult {
   let text = textOf(detail);
   if (retryAfter !== undefined && !/retry/i.test(text))
-    text += ` Retry after ${retryAfter} seconds.`;
+    text += ` ${retryAfterText(Number(retryAfter))}`;
   return { content: [{ type: 'text', text }], isError: true };
 }
 

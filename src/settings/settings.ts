@@ -55,6 +55,8 @@ export interface Settings {
   idempotency: { maxBytesPerKey: number; maxEntriesPerKey: number };
   /** Limits on slow clients: whole headers, whole request, idle keep-alive connection. */
   httpTimeouts: HttpTimeouts;
+  /** Open connections at most; past it a new connection is closed as it is accepted. */
+  httpMaxConnections: number;
   /** Browser origins (`scheme://host[:port]`) allowed to call /mcp; `*` allows any. */
   mcpAllowedOrigins: string[];
   /** Browser origins allowed to call the API (CORS); `*` allows any; none by default. */
@@ -261,6 +263,7 @@ export function loadSettings(env: Environment): Settings {
       maxEntriesPerKey: intFrom(env, 'IDEMPOTENCY_MAX_ENTRIES_PER_KEY', 10_000, 1),
     },
     httpTimeouts: httpTimeouts(env),
+    httpMaxConnections: intFrom(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1),
     mcpAllowedOrigins: parseOrigins('MCP_ALLOWED_ORIGINS', env.MCP_ALLOWED_ORIGINS),
     corsOrigins: parseOrigins('CORS_ORIGINS', env.CORS_ORIGINS),
     httpAdapter: parseHttpAdapter(env.HTTP_ADAPTER),

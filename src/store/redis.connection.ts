@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, ClusterOptions, RedisOptions, ReplyError } from 'ioredis';
+import { plural } from '../common/text';
 import { describeRedisTarget, RedisSettings } from '../settings/redis.settings';
 import type { Settings } from '../settings/settings';
 import { StoreUnavailableError } from './store';
@@ -190,7 +191,7 @@ export async function connectRedis(
   timeoutMs = STARTUP_WAIT_MS,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const failure = `Redis did not become reachable within ${timeoutMs / 1000} seconds`;
+  const failure = `Redis did not become reachable within ${plural(timeoutMs / 1000, 'second')}`;
   await untilReady(client, timeoutMs, failure);
   if (client instanceof Cluster) {
     const masters = client.nodes('master');

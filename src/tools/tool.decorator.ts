@@ -74,9 +74,11 @@ export function Tool(definition: ToolDefinition): MethodDecorator {
     ApiHeader({
       name: 'Idempotency-Key',
       required: false,
+      // No `example`: Swagger UI's Try it out fills a parameter in with its example, and every try
+      // after the first would then be a replay (or a 422 once the body is edited).
       description:
-        'Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters.',
-      schema: { type: 'string', minLength: 1, maxLength: 255, example: 'order-4711-greet' },
+        'Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
     }),
     ApiOkResponse({
       type: definition.output,

@@ -2,12 +2,14 @@ import type { Type } from '@nestjs/common';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import { getMetadataStorage } from 'class-validator';
 import type { ValidationIssue } from '../common/validation-issue';
+import { LABEL_PATTERN } from '../common/text';
 import { isFieldConstraint } from './fields';
 import {
   atLeast,
   atMost,
   Issue,
   MISSING,
+  notALabel,
   notOneOf,
   tooLong,
   tooManyItems,
@@ -21,7 +23,15 @@ import { JsonSchema, jsonSchemaOf } from './json-schema';
  * the type first (a list's items too), then the constraints in the order the field decorators
  * state them. A field schema with any other validation keyword is not compiled.
  */
-const CHECKED = ['minLength', 'maxLength', 'enum', 'minimum', 'maximum', 'maxItems'] as const;
+const CHECKED = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'enum',
+  'minimum',
+  'maximum',
+  'maxItems',
+] as const;
 /** Keywords that describe and check nothing (left out of what ajv compiles). */
 const ANNOTATIONS = new Set(['description', 'example', 'examples', 'title', 'default']);
 
@@ -141,6 +151,8 @@ function issueOf(error: ErrorObject, value: unknown, property: JsonSchema): Issu
       return atLeast(limit);
     case 'maximum':
       return atMost(limit);
+    case 'pattern':
+      return notALabel(value as string);
     case 'enum':
       return notOneOf(property.enum as unknown[]);
     case 'maxItems':
@@ -160,7 +172,9 @@ function orderedSchema(property: JsonSchema): JsonSchema | undefined {
   const unknown = Object.keys(rest).filter(
     (keyword) => !ANNOTATIONS.has(keyword) && !(CHECKED as readonly string[]).includes(keyword),
   );
-  if (type === undefined || unknown.length) return undefined;
+  // The one pattern a field decorator states is a label's (StringField `label`), reported as such.
+  const pattern = rest.pattern === undefined || rest.pattern === LABEL_PATTERN;
+  if (type === undefined || unknown.length || !pattern) return undefined;
   const steps: JsonSchema[] = [];
   if (items !== undefined) {
     const { type: itemType, ...itemRest } = items as JsonSchema;

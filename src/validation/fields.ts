@@ -11,13 +11,16 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateBy,
   ValidateIf,
   ValidationOptions,
 } from 'class-validator';
+import { LABEL_PATTERN, labelProblem } from '../common/text';
 import {
   atLeast,
   atMost,
   IssueContext,
+  notALabel,
   notOneOf,
   tooLong,
   tooManyItems,
@@ -75,12 +78,33 @@ function schema(options: FieldOptions, extra: Record<string, unknown>): Property
   });
 }
 
+/**
+ * Text that is shown again (a name, a label): no control characters, bidi controls or lone
+ * surrogates (src/common/text.ts). Checked after the length, as a pydantic after-validator would.
+ */
+function IsLabel(): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isLabel',
+      validator: {
+        validate: (value) => typeof value === 'string' && labelProblem(value) === undefined,
+      },
+    },
+    issue(
+      { type: 'value_error' },
+      { message: ({ value }) => notALabel(typeof value === 'string' ? value : '').msg },
+    ),
+  );
+}
+
 export function StringField(
   options: FieldOptions & {
     minLength?: number;
     maxLength?: number;
     enum?: readonly string[];
     default?: string;
+    /** Text an operator or a client names something by: see IsLabel. */
+    label?: boolean;
   },
 ): PropertyDecorator {
   const { minLength, maxLength } = options;
@@ -89,11 +113,13 @@ export function StringField(
     IsString(issue(TYPE_ISSUES.string)),
     ...(minLength !== undefined ? [MinLength(minLength, issue(tooShort(minLength)))] : []),
     ...(maxLength !== undefined ? [MaxLength(maxLength, issue(tooLong(maxLength)))] : []),
+    ...(options.label ? [IsLabel()] : []),
     ...(options.enum ? [IsIn([...options.enum], issue(notOneOf(options.enum)))] : []),
     schema(options, {
       type: String,
       minLength,
       maxLength,
+      pattern: options.label ? LABEL_PATTERN : undefined,
       enum: options.enum,
       default: options.default,
     }),

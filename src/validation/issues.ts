@@ -1,3 +1,4 @@
+import { labelProblem } from '../common/text';
 import type { ValidationIssue } from '../common/validation-issue';
 
 /**
@@ -69,6 +70,12 @@ export const atLeast = (min: number): Issue => ({
 export const atMost = (max: number): Issue => ({
   msg: `Input should be less than or equal to ${max}`,
   type: 'less_than_equal',
+});
+
+/** Text that may not be a label (see src/common/text.ts); the message names the character at fault. */
+export const notALabel = (text: string): Issue => ({
+  msg: `Value error, ${labelProblem(text) ?? 'not a label'}`,
+  type: 'value_error',
 });
 
 /** Not one of the allowed values (a nullable field's `null` is not named). */

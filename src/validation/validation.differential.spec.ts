@@ -70,6 +70,7 @@ describe('body validation: the differential safety net', () => {
         'string_too_short',
         'string_type',
         'too_long',
+        'value_error',
       ].sort(),
     );
   });

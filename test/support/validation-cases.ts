@@ -280,6 +280,20 @@ export function handPickedCases(): Case[] {
     { name: 'x', daily_limit: 1e9 + 1, rate_limit: 1e6 + 1, expires_in_days: 3651 },
     { name: 'x', rate_limit: '5', daily_limit: 1.5, expires_in_days: true },
     { name: 'x'.repeat(101), owner: 'me' },
+    // Names are labels: 1 to 200 characters, no control or bidi characters, no lone surrogates.
+    { name: 'x'.repeat(200) },
+    { name: 'x'.repeat(201) },
+    { name: '\u001b'.repeat(201) },
+    { name: '\u001b[2J\u001b]0;pwned\u0007' },
+    { name: 'row\r\nkey_forged\tactive' },
+    { name: 'a\u0000b' },
+    { name: 'price \u202e01$' },
+    { name: '\u2066isolated\u2069' },
+    { name: 'x\u0085' },
+    { name: 'x\ud800' },
+    { name: '\udfffx' },
+    { name: '😀 ❤️ é\u0301 \u200f' },
+    { name: '\u001b', scopes: 'services:read' },
   );
   add(
     'UpdateApiKeyInput',
@@ -289,6 +303,12 @@ export function handPickedCases(): Case[] {
     { enabled: null },
     { name: null, scopes: null, plan: null, daily_limit: null, rate_limit: null },
     { name: '' },
+    { name: 'x'.repeat(200) },
+    { name: 'x'.repeat(201) },
+    { name: 'a\nb' },
+    { name: '\u202dleft' },
+    { name: '\ud83d' },
+    { name: '😀' },
   );
   add(
     'RotateApiKeyInput',

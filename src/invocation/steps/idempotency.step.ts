@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../../errors/api-error';
+import { retryAfterText } from '../../limits/rate-limit.headers';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, IdempotencyService } from '../idempotency';
 import { Invocation, InvocationStep, keyOf, PipelineStep, STEP_ORDER } from '../invocation';
 
@@ -55,7 +56,7 @@ export class IdempotencyStep implements InvocationStep {
         const wait = this.idempotency.secondsUntil(begun.retryAtMs);
         throw new ApiError(
           429,
-          `Too many kept idempotent answers for this key. Retry after ${wait} ${wait === 1 ? 'second' : 'seconds'}.`,
+          `Too many kept idempotent answers for this key. ${retryAfterText(wait)}`,
           { 'Retry-After': wait },
         );
       }
