@@ -1,4 +1,5 @@
-import { AuditEntry as Entry, Store } from '../src/store/store';
+import { OverrideStore } from '../src/store/overrides/override.store';
+import { AuditEntry as Entry } from '../src/store/audit/audit.store';
 import { bearer, startApp, TestApp } from './support/app';
 
 const SECRET_KEY = /sk_[0-9a-f]{64}/;
@@ -108,7 +109,7 @@ describe('audit trail (e2e)', () => {
       })
       .expect(200);
     // An override the schema rejects (written behind the service's back): doctor's fix removes it.
-    await t.app.get(Store).setOverride('logging.level', 'shouting');
+    await t.app.get(OverrideStore).setOverride('logging.level', 'shouting');
     const fixed = await tool('doctor', { fix: true });
     expect(fixed.status).toBe(200);
     const recent = await entries('?limit=4');

@@ -1,7 +1,7 @@
+import { KeyStore } from '../src/store/keys/key.store';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-key';
-import { Store } from '../src/store/store';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { runCli } from './support/cli';
 import { usingSharedRedis } from './support/redis';
@@ -94,7 +94,7 @@ describe('authentication and scopes (e2e)', () => {
 
   it('answers an expired key with 401 Invalid API key', async () => {
     const key = generateApiKey();
-    await t.app.get(Store).insertKey({
+    await t.app.get(KeyStore).insertKey({
       id: 'key_expired0000001',
       name: 'expired',
       prefix: displayPrefix(key),

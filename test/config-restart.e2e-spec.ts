@@ -1,5 +1,5 @@
+import { OverrideStore } from '../src/store/overrides/override.store';
 import { LogControl } from '../src/logging/log-control';
-import { Store } from '../src/store/store';
 import { ConfigurationService } from '../src/configuration/configuration.service';
 import { startApp } from './support/app';
 import { executeKey, tool } from './support/config';
@@ -58,7 +58,7 @@ describe('configuration across a restart on the same DATA_DIR (e2e)', () => {
   it('starts with invalid stored overrides, ignoring and reporting them', async () => {
     const first = await startApp();
     try {
-      const store = first.app.get(Store);
+      const store = first.app.get(OverrideStore);
       await store.setOverride('server.port', 'abc');
       await store.setOverride('logging.level', 'loud');
       await store.setOverride('retired.key', 1);

@@ -1,6 +1,6 @@
+import { OverrideStore } from '../src/store/overrides/override.store';
 import { join } from 'node:path';
 import { LogControl } from '../src/logging/log-control';
-import { Store } from '../src/store/store';
 import { ConfigurationService } from '../src/configuration/configuration.service';
 import { startApp, TestApp } from './support/app';
 import { executeKey, overrides, tool } from './support/config';
@@ -341,7 +341,7 @@ describe('config tools on a fresh app (e2e)', () => {
     });
 
     it('an override that the store holds but the schema rejects is ignored at once', async () => {
-      const store = t.app.get(Store);
+      const store = t.app.get(OverrideStore);
       await store.setOverride('logging.verbose', 'sometimes');
       expect((await get('logging.verbose')).body.value).toBe(false);
       expect(await t.app.get(ConfigurationService).invalidOverrides()).toContainEqual({

@@ -1,3 +1,5 @@
+import { OverrideStore } from '../src/store/overrides/override.store';
+import { KeyStore } from '../src/store/keys/key.store';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store } from '../src/store/store';
@@ -76,24 +78,23 @@ describe('doctor (e2e)', () => {
   });
 
   it('changes nothing when fixing a healthy service', async () => {
-    const store = t.app.get(Store);
     const files = readdirSync(t.dataDir).sort();
-    const keys = await store.listKeys();
-    const overrides = await store.getOverrides();
+    const keys = await t.app.get(KeyStore).listKeys();
+    const overrides = await t.app.get(OverrideStore).getOverrides();
     const res = await doctor({ fix: true });
     expect(res.status).toBe(200);
     expect(res.body.has_failures).toBe(false);
     expect(readdirSync(t.dataDir).sort()).toEqual(files);
-    expect((await store.listKeys()).map((k) => [k.id, k.revoked_at])).toEqual(
+    expect((await t.app.get(KeyStore).listKeys()).map((k) => [k.id, k.revoked_at])).toEqual(
       keys.map((k) => [k.id, k.revoked_at]),
     );
-    expect(await store.getOverrides()).toEqual(overrides);
+    expect(await t.app.get(OverrideStore).getOverrides()).toEqual(overrides);
   });
 
   it('warns about a stored key whose plan is not a plan, and serves it with the default plan', async () => {
     const { id, key: planless } = await t.createKeyWithId({ scope_template: 'standard' });
     // As a key stored before plans were checked as names (or whose plan the operator removed).
-    await t.app.get(Store).updateKey(id, { plan: 'constructor' });
+    await t.app.get(KeyStore).updateKey(id, { plan: 'constructor' });
     try {
       const check = byName((await doctor({})).body.checks as Check[], 'api_keys');
       expect(check.status).toBe('warn');
@@ -108,7 +109,7 @@ describe('doctor (e2e)', () => {
       expect(call.headers['x-ratelimit-limit']).toBe('5');
       expect(call.headers['x-quota-limit']).toBe('100');
     } finally {
-      await t.app.get(Store).updateKey(id, { plan: 'free' });
+      await t.app.get(KeyStore).updateKey(id, { plan: 'free' });
     }
     expect(byName((await doctor({})).body.checks as Check[], 'api_keys').status).toBe('pass');
   });
@@ -258,18 +259,18 @@ describe('doctor configuration checks (e2e)', () => {
     const outside = join(tempDataDir(), 'elsewhere', 'cache');
     // config_set refuses such a path today (400); an override stored before that rule still exists.
     expect((await configSet('llm_config.cache_dir', outside)).status).toBe(400);
-    await t.app.get(Store).setOverride('llm_config.cache_dir', outside);
+    await t.app.get(OverrideStore).setOverride('llm_config.cache_dir', outside);
     const report = await doctor({ fix: true });
     const check = byName(report.checks, 'cache_directory');
     expect(check.status).toBe('warn');
     expect(check.fixable).toBeUndefined();
     expect(check.message).toContain('create it by hand');
     expect(existsSync(outside)).toBe(false);
-    await t.app.get(Store).deleteOverride('llm_config.cache_dir');
+    await t.app.get(OverrideStore).deleteOverride('llm_config.cache_dir');
   });
 
   it('warns about invalid stored overrides and fixes them away, keeping the valid ones', async () => {
-    const store = t.app.get(Store);
+    const store = t.app.get(OverrideStore);
     await store.setOverride('server.port', 70000);
     await store.setOverride('retired.key', true);
     await store.setOverride('logging.verbose', true);

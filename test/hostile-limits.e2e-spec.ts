@@ -1,4 +1,4 @@
-import { Store } from '../src/store/store';
+import { OverrideStore } from '../src/store/overrides/override.store';
 import { bearer, startApp, TestApp } from './support/app';
 import { RevokeSelfToolModule } from './support/revoking-tool.module';
 
@@ -112,7 +112,9 @@ describe('limits a hostile key cannot escape (e2e)', () => {
         id: null,
         error: { code: -32600, message: expect.stringMatching(/id/) },
       });
-      expect(await t.app.get(Store).getOverrides()).not.toHaveProperty('llm_config.cache_dir');
+      expect(await t.app.get(OverrideStore).getOverrides()).not.toHaveProperty(
+        'llm_config.cache_dir',
+      );
       const next = await mcp(key, listTools(9));
       expect(next.headers['x-ratelimit-remaining']).toBe('4');
     });

@@ -1,6 +1,7 @@
+import { OverrideStore } from '../src/store/overrides/override.store';
+import { KeyStore } from '../src/store/keys/key.store';
 import { CLI_ACTOR } from '../src/audit/audit.context';
 import { AuditService } from '../src/audit/audit.service';
-import { Store } from '../src/store/store';
 import { bearer, startApp, TestApp } from './support/app';
 import { runCli } from './support/cli';
 
@@ -127,7 +128,7 @@ describe('key names are text, not terminal commands (e2e)', () => {
     beforeAll(async () => {
       // Written straight to the store, as a name from before names were checked would be.
       ({ id } = await t.createKeyWithId({ name: 'renamed-below', scope_template: 'standard' }));
-      await t.app.get(Store).updateKey(id, { name: stored });
+      await t.app.get(KeyStore).updateKey(id, { name: stored });
       await t.app
         .get(AuditService)
         .record(CLI_ACTOR, 'api_key.update', id, { name: { from: 'renamed-below', to: stored } });
@@ -194,14 +195,16 @@ describe('key names are text, not terminal commands (e2e)', () => {
     }, 60_000); // runs the compiled CLI four times
 
     it('doctor: a stored override is shown escaped', async () => {
-      await t.app.get(Store).setOverride('server.port', `${CLEAR_AND_RETITLE}\nPASS  all_good`);
+      await t.app
+        .get(OverrideStore)
+        .setOverride('server.port', `${CLEAR_AND_RETITLE}\nPASS  all_good`);
       try {
         const doctor = await runCli(['doctor'], env);
         inert(doctor.stdout);
         expect(doctor.stdout).toContain('\\u001b[2J');
         expect(doctor.stdout).not.toMatch(/^PASS {2}all_good/m);
       } finally {
-        await t.app.get(Store).deleteOverride('server.port');
+        await t.app.get(OverrideStore).deleteOverride('server.port');
       }
     }, 30_000);
   });

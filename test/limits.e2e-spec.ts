@@ -1,5 +1,5 @@
+import { UsageStore } from '../src/store/usage/usage.store';
 import { Clock } from '../src/limits/clock';
-import { Store } from '../src/store/store';
 import { bearer, startApp, TestApp } from './support/app';
 import { FakeClock } from './support/fake-clock';
 
@@ -172,7 +172,7 @@ describe('rate limits (e2e)', () => {
     }
     // Only the two served calls used quota (read from the store: /usage shares the exhausted budget).
     const today = new Date().toISOString().slice(0, 10);
-    expect(await t.app.get(Store).getUsage(id, today)).toBe(2);
+    expect(await t.app.get(UsageStore).getUsage(id, today)).toBe(2);
   });
 
   it('limits failed authentications per address: the eleventh bad key gets 429', async () => {

@@ -1,4 +1,4 @@
-import { Store } from '../src/store/store';
+import { UsageStore } from '../src/store/usage/usage.store';
 import { bearer, TestApp } from './support/app';
 import { CallResult, McpClients, QUOTA_TEXT, startMcpApp, textOf } from './support/mcp';
 
@@ -98,6 +98,6 @@ describe('MCP: quota and rate limit (e2e)', () => {
     );
     // Nothing reached the quota (read from the store: the key's own budget is spent).
     const today = new Date().toISOString().slice(0, 10);
-    expect(await t.app.get(Store).getUsage(id, today)).toBe(0);
+    expect(await t.app.get(UsageStore).getUsage(id, today)).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
+import { OverrideStore } from '../src/store/overrides/override.store';
 import type { Cluster } from 'ioredis';
 import { utcDay } from '../src/limits/clock';
-import { Store } from '../src/store/store';
 import { bearer, startApp, TestApp } from './support/app';
 import { rawRedis, until } from './support/redis-topology';
 
@@ -85,14 +85,16 @@ describe('Redis Cluster: key layout and two instances (e2e)', () => {
 
   it("announces an override written on one instance to the other's listeners (pub/sub on a cluster)", async () => {
     let heard = 0;
-    const off = b.app.get(Store).onOverridesChanged(() => heard++);
+    const off = b.app.get(OverrideStore).onOverridesChanged(() => heard++);
     try {
-      await a.app.get(Store).setOverride('logging.verbose', true);
+      await a.app.get(OverrideStore).setOverride('logging.verbose', true);
       await until(() => heard > 0, "B's listeners called", 2000);
-      expect(await b.app.get(Store).getOverrides()).toMatchObject({ 'logging.verbose': true });
+      expect(await b.app.get(OverrideStore).getOverrides()).toMatchObject({
+        'logging.verbose': true,
+      });
     } finally {
       off();
-      await a.app.get(Store).deleteOverride('logging.verbose');
+      await a.app.get(OverrideStore).deleteOverride('logging.verbose');
     }
   });
 

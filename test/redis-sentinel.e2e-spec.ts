@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { bearer, startApp, TestApp } from './support/app';
-import { parseInfo } from '../src/store/redis.connection';
+import { parseInfo } from '../src/store/redis/redis.connection';
 import { SentinelTopology, until, withNode } from './support/redis-topology';
 
 const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;

@@ -3,11 +3,13 @@ import { runInNewContext } from 'node:vm';
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
 import { KeyRateLimiter } from '../src/limits/key-rate-limiter';
-import { ApiKeyRecord, Store } from '../src/store/store';
+import { ApiKeyRecord, KeyStore } from '../src/store/keys/key.store';
+import { OverrideStore } from '../src/store/overrides/override.store';
+import { Store } from '../src/store/store';
 import { loadSettings } from '../src/settings/settings';
-import { createStore } from '../src/store/store.module';
+import { openStore } from '../src/store/store.module';
 import { LogControl } from '../src/logging/log-control';
-import { REDIS_CLIENT, RedisClient } from '../src/store/redis.connection';
+import { REDIS_CLIENT, RedisClient } from '../src/store/redis/redis.connection';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { runCli } from './support/cli';
 import { RedisServer, usingSharedRedis } from './support/redis';
@@ -65,7 +67,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     expect(a.app.get(Store).kind).toBe('redis');
     expect(b.app.get(Store).kind).toBe('redis');
     expect(b.adminKey).toBe(a.adminKey);
-    const keys = await b.app.get(Store).listKeys();
+    const keys = await b.app.get(KeyStore).listKeys();
     expect(keys.map((k) => k.name)).toEqual(['initial-admin']);
     expect(a.app.get(Store).describe()).toBe(
       `redis://:****@127.0.0.1:${redis.port} (key prefix '${PREFIX}')`,
@@ -196,9 +198,9 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     const gc = runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
     const oldSpace = () =>
       getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
-    const id = (await a.app.get(Store).listKeys()).find((k) => k.name === 'initial-admin')!.id;
+    const id = (await a.app.get(KeyStore).listKeys()).find((k) => k.name === 'initial-admin')!.id;
     const limiter = a.app.get(KeyRateLimiter);
-    const record = async () => (await a.app.get(Store).findKeyById(id))!;
+    const record = async () => (await a.app.get(KeyStore).findKeyById(id))!;
     /** One round with `payload` among its calls (about 400 KB of young objects). */
     const round = async (payload?: object) =>
       (await limiter.consume({ ...(await record()), payload } as ApiKeyRecord)).headers;
@@ -244,7 +246,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     const heardOnB = (what: string) =>
       new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`B did not hear: ${what}`)), 1000);
-        const off = b.app.get(Store).onOverridesChanged(() => {
+        const off = b.app.get(OverrideStore).onOverridesChanged(() => {
           clearTimeout(timer);
           off();
           resolve();
@@ -252,14 +254,16 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       });
 
     let heard = heardOnB('set');
-    await a.app.get(Store).setOverride('llm_config.cache_enabled', false);
+    await a.app.get(OverrideStore).setOverride('llm_config.cache_enabled', false);
     await heard;
-    expect(await b.app.get(Store).getOverrides()).toEqual({ 'llm_config.cache_enabled': false });
+    expect(await b.app.get(OverrideStore).getOverrides()).toEqual({
+      'llm_config.cache_enabled': false,
+    });
 
     heard = heardOnB('delete');
-    await a.app.get(Store).deleteOverride('llm_config.cache_enabled');
+    await a.app.get(OverrideStore).deleteOverride('llm_config.cache_enabled');
     await heard;
-    expect(await b.app.get(Store).getOverrides()).toEqual({});
+    expect(await b.app.get(OverrideStore).getOverrides()).toEqual({});
   });
 
   it("reads back on B a config_set made through A, and applies it to B's logger within a second", async () => {
@@ -292,7 +296,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     for (let i = 0; i < 20 && control.level !== 'info'; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(control.level).toBe('info');
-    await a.app.get(Store).deleteOverride('logging.level');
+    await a.app.get(OverrideStore).deleteOverride('logging.level');
   });
 
   it('shares a rate limit: 2 a second over A and B together', async () => {
@@ -359,7 +363,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       REDIS_KEY_PREFIX: 'tis-race:',
       DATA_DIR: tempDataDir(),
     });
-    const stores = await Promise.all([createStore(settings), createStore(settings)]);
+    const stores = await Promise.all([openStore(settings), openStore(settings)]);
     try {
       const record = (i: number): ApiKeyRecord => ({
         id: `key_race${i}`,
@@ -379,14 +383,16 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
         previous_key_expires_at: null,
       });
       const records = Array.from({ length: 10 }, (_, i) => record(i));
-      const inserted = await Promise.all(records.map((r, i) => stores[i % 2].insertKeyIfNone(r)));
+      const inserted = await Promise.all(
+        records.map((r, i) => stores[i % 2].keys.insertKeyIfNone(r)),
+      );
       expect(inserted.filter(Boolean)).toHaveLength(1);
       // As inserted, with the revision every record starts at.
       const winner = { ...records[inserted.indexOf(true)], revision: 1 };
-      expect(await stores[0].listKeys()).toEqual([winner]);
-      expect(await stores[1].listKeys()).toEqual([winner]);
+      expect(await stores[0].keys.listKeys()).toEqual([winner]);
+      expect(await stores[1].keys.listKeys()).toEqual([winner]);
     } finally {
-      await Promise.all(stores.map((s) => s.close()));
+      await Promise.all(stores.map((s) => s.backend.close()));
     }
   });
 
@@ -394,7 +400,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     // Something of every kind: keys, a daily count, a rate window, an override, failed logins.
     const key = await a.createKey({ daily_limit: 5, rate_limit: 100 });
     expect((await greet(b, key)).status).toBe(200);
-    await a.app.get(Store).setOverride('logging.verbose', false);
+    await a.app.get(OverrideStore).setOverride('logging.verbose', false);
     expect((await greet(a, `sk_${'0'.repeat(64)}`)).status).toBe(401);
     const raw = new Redis(redis.url);
     try {
@@ -466,15 +472,15 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
   it('keeps keys, counts and overrides across a Redis restart (AOF)', async () => {
     const key = await b.createKey({ daily_limit: 5, rate_limit: 100 });
     for (let i = 0; i < 3; i++) expect((await greet(i % 2 ? b : a, key)).status).toBe(200);
-    await a.app.get(Store).setOverride('logging.verbose', false);
+    await a.app.get(OverrideStore).setOverride('logging.verbose', false);
     let reloadsOnB = 0;
-    const off = b.app.get(Store).onOverridesChanged(() => reloadsOnB++);
+    const off = b.app.get(OverrideStore).onOverridesChanged(() => reloadsOnB++);
 
     await redis.restart();
     await until(async () => (await greet(a, key)).status === 200, 'A serving again');
 
     expect((await usage(b, key)).used).toBe(4);
-    expect(await b.app.get(Store).getOverrides()).toEqual({ 'logging.verbose': false });
+    expect(await b.app.get(OverrideStore).getOverrides()).toEqual({ 'logging.verbose': false });
     expect(await a.app.get(Store).checkIntegrity()).toEqual([]);
     // Announcements sent while B was cut off are lost: B reloads when its subscriber is back.
     await until(() => reloadsOnB > 0, "B's listeners called after reconnecting");

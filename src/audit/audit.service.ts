@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../limits/clock';
-import { AuditEntry, Store } from '../store/store';
+import { AuditEntry, AuditStore } from '../store/audit/audit.store';
 import { AUDIT_LOG_FIELD, type AuditActor } from './audit.context';
 
 /** Entries are kept this many days. */
@@ -24,7 +24,7 @@ export class AuditService {
   private readonly logger = new Logger('Audit');
 
   constructor(
-    private readonly store: Store,
+    private readonly store: AuditStore,
     private readonly clock: Clock,
   ) {}
 

@@ -4,7 +4,7 @@ import { AuditService } from '../audit/audit.service';
 import { labelProblem } from '../common/text';
 import { Clock } from '../limits/clock';
 import { planNamed, Settings, SETTINGS } from '../settings/settings';
-import { ApiKeyRecord, KeyChanges, mayBeKept, Store } from '../store/store';
+import { ApiKeyRecord, KeyChanges, KeyStore, mayBeKept } from '../store/keys/key.store';
 import {
   API_KEY_PATTERN,
   displayPrefix,
@@ -137,7 +137,7 @@ export class ApiKeysService {
   private readonly keyOfRecord = new WeakMap<ApiKeyRecord, AuthenticatedKey>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: KeyStore,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly clock: Clock,
     private readonly audit: AuditService,
@@ -334,7 +334,7 @@ export class ApiKeysService {
     await this.store.touchKey(id, now.toISOString());
   }
 
-  list(page?: Parameters<Store['listKeys']>[0]): Promise<ApiKeyRecord[]> {
+  list(page?: Parameters<KeyStore['listKeys']>[0]): Promise<ApiKeyRecord[]> {
     return this.store.listKeys(page);
   }
 

@@ -26,7 +26,7 @@ import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
 import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
 import { Settings, SETTINGS } from '../settings/settings';
-import type { ApiKeyRecord } from '../store/store';
+import type { ApiKeyRecord } from '../store/keys/key.store';
 import { invalidQueryValue, queryInts } from '../validation/query';
 import { ApiKeysService, KeyRequestError, toView } from './api-keys.service';
 import {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestScope } from '../common/request-scope';
-import type { ApiKeyRecord } from '../store/store';
+import type { ApiKeyRecord } from '../store/keys/key.store';
 
 /** A key as the request pipeline sees it: never the hash, never the secret. */
 export type AuthenticatedKey = Omit<ApiKeyRecord, 'hash' | 'previous_hash'>;

@@ -1,4 +1,4 @@
-import type { KeyPosition } from '../store/store';
+import type { KeyPosition } from '../store/keys/key.store';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY_ID = /^key_[0-9a-f]{16}$/;

@@ -5,7 +5,7 @@ import { AuditService } from '../audit/audit.service';
 import { liesInside } from '../common/paths';
 import { ApiError, ValidationFailed } from '../errors/api-error';
 import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../settings/settings';
-import { Store } from '../store/store';
+import { OverrideStore } from '../store/overrides/override.store';
 import { parseRaw } from './coercion';
 import {
   ConfigScalar,
@@ -78,7 +78,7 @@ export class ConfigurationService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly discovery: DiscoveryService,
-    private readonly store: Store,
+    private readonly store: OverrideStore,
     @Inject(ENVIRONMENT) private readonly env: Environment,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly audit: AuditService,

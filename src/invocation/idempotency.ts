@@ -8,7 +8,11 @@ import {
 import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../limits/clock';
 import { Settings, SETTINGS } from '../settings/settings';
-import { IdempotencyBegin, IdempotencyClaim, Store } from '../store/store';
+import {
+  IdempotencyBegin,
+  IdempotencyClaim,
+  IdempotencyStore,
+} from '../store/idempotency/idempotency.store';
 
 /** The REST header, and where an MCP tools/call carries the same value (one scope with REST). */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -64,7 +68,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   private purging?: NodeJS.Timeout;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: IdempotencyStore,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}

@@ -2,7 +2,7 @@ import type { DiscoveryService } from '@nestjs/core';
 import { insufficientPermissions } from '../auth/auth.errors';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { ApiError } from '../errors/api-error';
-import { KeyRecordChanged } from '../limits/call-counter';
+import { KeyRecordChanged } from '../store/accounting/call-counter';
 import { Invocation, InvocationStep } from './invocation';
 import { InvocationPipeline } from './invocation.pipeline';
 

@@ -1,6 +1,6 @@
 import { HttpException, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { KeyRecordChanged } from '../limits/call-counter';
+import { KeyRecordChanged } from '../store/accounting/call-counter';
 import { Invocation, InvocationStep, PipelineStep } from './invocation';
 
 /**

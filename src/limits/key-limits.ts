@@ -1,5 +1,8 @@
 import { planNamed, type PlanLimits, type Settings } from '../settings/settings';
-import { RedisKeys } from '../store/redis.keys';
+import type { KeyRateBudget } from '../store/accounting/call-counter';
+import { RedisKeys } from '../store/redis/redis.keys';
+
+export type { KeyRateBudget };
 
 /** What limits need to know of a key: its id, its plan and its own limits (an API key has them). */
 export interface LimitedKey {
@@ -33,23 +36,6 @@ export function effectiveLimits(key: LimitedKey, settings: Settings): PlanLimits
 
 /** The throttler that holds the per-key budget (its window is `settings.rateLimitWindowMs`). */
 export const KEY_THROTTLER = 'default';
-
-/** A key's budget per rate-limit window (a second by default): where it is counted in the throttler storage, and how many calls fit. */
-export interface KeyRateBudget {
-  throttler: string;
-  storageKey: string;
-  ttlMs: number;
-  limit: number;
-}
-
-/**
- * The block a call over the budget sets, as the key budget's storages read it: until the window
- * ends, and no longer. The window is fixed: a call over the limit is refused until the window
- * ends, and the next window serves the whole limit again. The throttler's own block (as long as a
- * window, from the first call over) ran into the next window, where a client sending flat out had
- * gone over again before it ended, and was blocked anew: such a client got about 13 % of its limit.
- */
-export const UNTIL_WINDOW_ENDS = 0;
 
 /**
  * The storage key of a key's budget: one per key across every route and protocol. On Redis it

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { Settings, SETTINGS } from '../settings/settings';
-import type { QuotaResult } from '../store/store';
-import { CallCount, CallCounter } from './call-counter';
+import type { QuotaResult } from '../store/usage/usage.store';
+import { CallCount, CallCounter } from '../store/accounting/call-counter';
 import { keyRateBudget, LimitedKey } from './key-limits';
-import type { BudgetStorage } from './memory-throttler.storage';
+import type { BudgetStorage } from '../store/rate/rate.store';
 import { rateLimitExceeded, rateLimitState } from './rate-limit.headers';
 
 /**

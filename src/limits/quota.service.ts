@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
 import { Settings, SETTINGS } from '../settings/settings';
-import { QuotaResult, Store } from '../store/store';
+import { QuotaResult, UsageStore } from '../store/usage/usage.store';
 import { Clock, nextUtcMidnight, utcDay } from './clock';
 import { effectiveLimits, LimitedKey } from './key-limits';
 
@@ -26,7 +26,7 @@ export interface QuotaState {
 @Injectable()
 export class QuotaService {
   constructor(
-    private readonly store: Store,
+    private readonly store: UsageStore,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}

@@ -1,36 +1,141 @@
-import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  InjectionToken,
+  Module,
+  OnApplicationShutdown,
+  Provider,
+} from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
 import { Settings, SETTINGS } from '../settings/settings';
-import { createRedisClient, REDIS_CLIENT, RedisClient } from './redis.connection';
-import { RedisStore } from './redis.store';
-import { SqliteStore } from './sqlite.store';
+import { CallCounter } from './accounting/call-counter';
+import { LocalCallCounter } from './accounting/local-call-counter';
+import { RedisCallCounter } from './accounting/redis-call-counter';
+import { AuditStore } from './audit/audit.store';
+import { RedisAuditStore } from './audit/redis-audit.store';
+import { SqliteAuditStore } from './audit/sqlite-audit.store';
+import { IdempotencyStore } from './idempotency/idempotency.store';
+import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store';
+import { SqliteIdempotencyStore } from './idempotency/sqlite-idempotency.store';
+import { KeyStore } from './keys/key.store';
+import { RedisKeyStore } from './keys/redis-key.store';
+import { SqliteKeyStore } from './keys/sqlite-key.store';
+import { OverrideStore } from './overrides/override.store';
+import { RedisOverrideStore } from './overrides/redis-override.store';
+import { SqliteOverrideStore } from './overrides/sqlite-override.store';
+import { MemoryRateStore } from './rate/memory-rate.store';
+import type { BudgetStorage } from './rate/rate.store';
+import { RedisRateStore } from './rate/redis-rate.store';
+import { createRedisClient, REDIS_CLIENT, RedisClient } from './redis/redis.connection';
+import { RedisDatabase } from './redis/redis.database';
+import { SqliteDatabase } from './sqlite/sqlite.database';
 import { Store } from './store';
+import { RedisUsageStore } from './usage/redis-usage.store';
+import { SqliteUsageStore } from './usage/sqlite-usage.store';
+import { UsageStore } from './usage/usage.store';
+
+/** Every concern of the store, on one backend: what StoreModule provides, and openStore opens. */
+export interface Stores {
+  backend: Store;
+  keys: KeyStore;
+  usage: UsageStore;
+  rate: BudgetStorage;
+  counter: CallCounter;
+  idempotency: IdempotencyStore;
+  audit: AuditStore;
+  overrides: OverrideStore;
+}
 
 /** The Redis command connection when Redis is configured (any topology); null for the embedded store. */
 export function createRedisClientIfConfigured(settings: Settings): RedisClient | null {
   return settings.redis ? createRedisClient(settings, 'commands') : null;
 }
 
-/** Redis when configured (given its command connection, which the store then owns), SQLite otherwise. */
-export async function createStore(
+/**
+ * Every concern on the backend the settings choose, chosen here once: SQLite in DATA_DIR, or Redis
+ * (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES; given its command connection, which the
+ * stores then own). No concern's implementation knows of the other backend.
+ */
+export async function openStore(
   settings: Settings,
   redis: RedisClient | null = null,
-): Promise<Store> {
-  if (!settings.redis) return new SqliteStore(settings.dataDir);
-  return RedisStore.open(redis ?? createRedisClient(settings, 'commands'), settings);
+): Promise<Stores> {
+  if (!settings.redis) {
+    const sqlite = new SqliteDatabase(settings.dataDir);
+    const usage = new SqliteUsageStore(sqlite);
+    const rate = new MemoryRateStore();
+    return {
+      backend: sqlite,
+      keys: new SqliteKeyStore(sqlite),
+      usage,
+      rate,
+      counter: new LocalCallCounter(rate, usage),
+      idempotency: new SqliteIdempotencyStore(sqlite),
+      audit: new SqliteAuditStore(sqlite),
+      overrides: new SqliteOverrideStore(sqlite),
+    };
+  }
+  const database = await RedisDatabase.open(
+    redis ?? createRedisClient(settings, 'commands'),
+    settings,
+  );
+  try {
+    const rate = new RedisRateStore(database.client);
+    return {
+      backend: database,
+      keys: new RedisKeyStore(database),
+      usage: new RedisUsageStore(database),
+      rate,
+      counter: new RedisCallCounter(database.client, rate),
+      idempotency: new RedisIdempotencyStore(database),
+      audit: new RedisAuditStore(database),
+      overrides: await RedisOverrideStore.open(database),
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
 }
 
+const STORES = Symbol('STORES');
+
+/** Each concern as a provider of its own, from the one opened set. */
+const concern = <K extends keyof Stores>(token: InjectionToken, name: K): Provider => ({
+  provide: token,
+  inject: [STORES],
+  useFactory: (stores: Stores) => stores[name],
+});
+
 /**
- * The one store of the process, chosen by the settings: SQLite in DATA_DIR, or Redis (REDIS_URL,
- * REDIS_SENTINELS or REDIS_CLUSTER_NODES). REDIS_CLIENT is exported so that the throttler counts on
- * the same connection (LimitsModule).
+ * The store of the process, one backend for every concern. REDIS_CLIENT is exported so that
+ * other counters (failed authentications) live on the same connection.
  */
 @Global()
 @Module({
   providers: [
     { provide: REDIS_CLIENT, inject: [SETTINGS], useFactory: createRedisClientIfConfigured },
-    { provide: Store, inject: [SETTINGS, REDIS_CLIENT], useFactory: createStore },
+    { provide: STORES, inject: [SETTINGS, REDIS_CLIENT], useFactory: openStore },
+    concern(Store, 'backend'),
+    concern(KeyStore, 'keys'),
+    concern(UsageStore, 'usage'),
+    // @nestjs/throttler's storage contract: rate windows in Redis (every instance) or in memory.
+    concern(ThrottlerStorage, 'rate'),
+    concern(CallCounter, 'counter'),
+    concern(IdempotencyStore, 'idempotency'),
+    concern(AuditStore, 'audit'),
+    concern(OverrideStore, 'overrides'),
   ],
-  exports: [Store, REDIS_CLIENT],
+  exports: [
+    REDIS_CLIENT,
+    Store,
+    KeyStore,
+    UsageStore,
+    ThrottlerStorage,
+    CallCounter,
+    IdempotencyStore,
+    AuditStore,
+    OverrideStore,
+  ],
 })
 export class StoreModule implements OnApplicationShutdown {
   constructor(@Inject(Store) private readonly store: Store) {}

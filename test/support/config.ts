@@ -1,6 +1,6 @@
+import { OverrideStore } from '../../src/store/overrides/override.store';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Store } from '../../src/store/store';
 import { bearer, TestApp } from './app';
 
 /** Calls a tool over REST with a key; no body at all when `body` is undefined. */
@@ -14,7 +14,7 @@ export const executeKey = (t: TestApp) =>
   t.createKey({ scope_template: 'standard', plan: 'unlimited' });
 
 /** The overrides the app's store holds. */
-export const overrides = (t: TestApp) => t.app.get(Store).getOverrides();
+export const overrides = (t: TestApp) => t.app.get(OverrideStore).getOverrides();
 
 /** Writes `yaml` to config.yaml in `dir`; returns its path, for CONFIG_FILE. */
 export function writeConfigFile(dir: string, yaml: string): string {

@@ -4,7 +4,7 @@ import { ApiKeysService } from '../../auth/api-keys.service';
 import { AuthFailureLimiter } from '../../auth/auth-failure.limiter';
 import { notAuthenticated } from '../../auth/auth.errors';
 import { ApiError } from '../../errors/api-error';
-import { mayBeKept } from '../../store/store';
+import { mayBeKept } from '../../store/keys/key.store';
 import { Invocation, InvocationStep, PipelineStep, STEP_ORDER } from '../invocation';
 
 /**

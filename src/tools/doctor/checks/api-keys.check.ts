@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { keyStatus } from '../../../auth/api-keys.service';
 import { hasScope } from '../../../auth/scopes';
 import { planNamed, Settings, SETTINGS } from '../../../settings/settings';
-import { Store } from '../../../store/store';
+import { KeyStore } from '../../../store/keys/key.store';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
 
 /** Keys named in a warning, at most: the message stays one readable line. */
@@ -20,7 +20,7 @@ export class ApiKeysCheck implements HealthCheck {
   readonly name = 'api_keys';
 
   constructor(
-    private readonly store: Store,
+    private readonly store: KeyStore,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 

@@ -1,16 +1,18 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../../../store/sqlite.store';
+import { SqliteKeyStore } from '../../../store/keys/sqlite-key.store';
+import { SqliteDatabase } from '../../../store/sqlite/sqlite.database';
 import { StoreUnavailableError } from '../../../store/store';
 import { StoreCheck } from './store.check';
 
 describe('StoreCheck', () => {
-  const open = () => new SqliteStore(mkdtempSync(join(tmpdir(), 'tis-store-check-')));
+  const open = () => new SqliteDatabase(mkdtempSync(join(tmpdir(), 'tis-store-check-')));
+  const check = (store: SqliteDatabase) => new StoreCheck(store, new SqliteKeyStore(store));
 
   it('passes on a reachable, intact store, naming it', async () => {
     const store = open();
-    const outcome = await new StoreCheck(store).run();
+    const outcome = await check(store).run();
     expect(outcome).toEqual({
       status: 'pass',
       message: `The sqlite store ${store.describe()} answers and is intact`,
@@ -23,7 +25,7 @@ describe('StoreCheck', () => {
     jest
       .spyOn(store, 'checkIntegrity')
       .mockResolvedValue(['Page 3: btreeInitPage() returns error code 11']);
-    const outcome = await new StoreCheck(store).run();
+    const outcome = await check(store).run();
     expect(outcome.status).toBe('fail');
     expect(outcome.message).toContain('reports damage: Page 3');
     await store.close();
@@ -32,7 +34,7 @@ describe('StoreCheck', () => {
   it('fails when the store cannot be reached', async () => {
     const store = open();
     jest.spyOn(store, 'probe').mockRejectedValue(new StoreUnavailableError('connection refused'));
-    const outcome = await new StoreCheck(store).run();
+    const outcome = await check(store).run();
     expect(outcome).toMatchObject({ status: 'fail' });
     expect(outcome.message).toContain('cannot be reached: connection refused');
     await store.close();

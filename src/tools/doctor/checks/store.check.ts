@@ -1,19 +1,23 @@
 import { Injectable } from '@nestjs/common';
+import { KeyStore } from '../../../store/keys/key.store';
 import { Store } from '../../../store/store';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
 
 /**
- * The store answers and its own integrity check finds nothing (SQLite quick_check, Redis key index);
- * settings that risk data (Redis without AOF, fewer replicas than REDIS_WAIT_REPLICAS) are a
- * warning. On Redis the message names the topology: the Sentinels and the master they name now, or
- * the cluster's masters and replicas.
+ * The store answers and its own integrity checks find nothing (SQLite quick_check; Redis
+ * persistence and the key index against its records); settings that risk data (Redis without AOF,
+ * fewer replicas than REDIS_WAIT_REPLICAS) are a warning. On Redis the message names the
+ * topology: the Sentinels and the master they name now, or the cluster's masters and replicas.
  */
 @DoctorCheck({ order: 60 })
 @Injectable()
 export class StoreCheck implements HealthCheck {
   readonly name = 'store';
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly keys: KeyStore,
+  ) {}
 
   async run(): Promise<CheckOutcome> {
     let where = `${this.store.kind} store ${this.store.describe()}`;
@@ -22,7 +26,10 @@ export class StoreCheck implements HealthCheck {
       // Described again: the master a Sentinel names is known once the probe has reached it.
       where = `${this.store.kind} store ${this.store.describe()}`;
       if (topology) where += ` [${topology.mode}, ${topology.nodes} node(s)]`;
-      const problems = await this.store.checkIntegrity();
+      const problems = [
+        ...(await this.store.checkIntegrity()),
+        ...(await this.keys.checkIntegrity()),
+      ];
       if (problems.length) {
         return fail(
           `The ${where} reports damage: ${problems.slice(0, 3).join('; ')}; restore it from a backup`,

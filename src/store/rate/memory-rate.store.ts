@@ -1,31 +1,4 @@
-import type { ThrottlerStorage } from '@nestjs/throttler';
-
-/** What a throttler storage answers per hit (not exported by @nestjs/throttler's index). */
-export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
-
-/** The answer to taking several hits at once: all of them or none. */
-export interface TakeResult {
-  taken: boolean;
-  /** Hits counted in the window, these included when taken. */
-  totalHits: number;
-  /** Seconds until the window (or a block) ends: when to retry. */
-  retryAfterSeconds: number;
-}
-
-/**
- * A throttler storage that can also count `n` hits in one atomic step, all or nothing: an MCP
- * batch of n requests either fits in what remains of the key's budget or none of it runs. It reads
- * and writes the same counters as `increment`, so both draw on one budget.
- */
-export interface BudgetStorage extends ThrottlerStorage {
-  take(
-    key: string,
-    ttl: number,
-    limit: number,
-    n: number,
-    throttlerName: string,
-  ): Promise<TakeResult>;
-}
+import type { BudgetStorage, TakeResult, ThrottlerStorageRecord } from './rate.store';
 
 interface Counter {
   hits: number;
@@ -42,7 +15,7 @@ interface Counter {
  * list on every hit, O(calls per window) — at a thousand calls a second per key, measured at about
  * 8% of a tool call's cost. This one is O(1) per hit.
  */
-export class MemoryThrottlerStorage implements BudgetStorage {
+export class MemoryRateStore implements BudgetStorage {
   private readonly counters = new Map<string, Counter>();
   // Unref'd: a process never stays alive for it.
   private readonly sweeper = setInterval(() => this.sweep(), 60_000).unref();

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import Redis, { Cluster, ClusterOptions, RedisOptions, ReplyError } from 'ioredis';
-import { plural } from '../common/text';
-import { describeRedisTarget, RedisSettings } from '../settings/redis.settings';
-import type { Settings } from '../settings/settings';
-import { StoreUnavailableError } from './store';
+import { plural } from '../../common/text';
+import { describeRedisTarget, RedisSettings } from '../../settings/redis.settings';
+import type { Settings } from '../../settings/settings';
+import { StoreUnavailableError } from '../store';
 
 /**
  * A connection to the shared state, whatever the topology: ioredis's `Redis` (one server, or the

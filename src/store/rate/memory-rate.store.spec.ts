@@ -1,6 +1,6 @@
-import { MemoryThrottlerStorage } from './memory-throttler.storage';
+import { MemoryRateStore } from './memory-rate.store';
 
-describe('MemoryThrottlerStorage', () => {
+describe('MemoryRateStore', () => {
   let now = 1_000_000;
   beforeEach(() => {
     now = 1_000_000;
@@ -9,7 +9,7 @@ describe('MemoryThrottlerStorage', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('counts within a window, blocks past the limit, and serves again in the next window', async () => {
-    const storage = new MemoryThrottlerStorage();
+    const storage = new MemoryRateStore();
     const hit = () => storage.increment('k', 1000, 2, 1000, 'default');
     expect(await hit()).toEqual({
       totalHits: 1,
@@ -36,7 +36,7 @@ describe('MemoryThrottlerStorage', () => {
   });
 
   it('keeps a block for its whole duration even when the window ends first', async () => {
-    const storage = new MemoryThrottlerStorage();
+    const storage = new MemoryRateStore();
     const hit = () => storage.increment('k', 1000, 1, 60_000, 'auth');
     await hit();
     expect((await hit()).isBlocked).toBe(true);
@@ -52,7 +52,7 @@ describe('MemoryThrottlerStorage', () => {
   });
 
   it('keeps keys and throttlers apart', async () => {
-    const storage = new MemoryThrottlerStorage();
+    const storage = new MemoryRateStore();
     await storage.increment('a', 1000, 1, 1000, 'default');
     expect((await storage.increment('b', 1000, 1, 1000, 'default')).totalHits).toBe(1);
     expect((await storage.increment('a', 1000, 1, 1000, 'other')).totalHits).toBe(1);

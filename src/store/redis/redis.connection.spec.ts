@@ -1,7 +1,7 @@
 import { ReplyError } from 'ioredis';
-import { loadSettings } from '../settings/settings';
+import { loadSettings } from '../../settings/settings';
 import { asStoreError, clusterOptions, redisOptions } from './redis.connection';
-import { StoreUnavailableError } from './store';
+import { StoreUnavailableError } from '../store';
 
 describe('Redis connection policy', () => {
   const single = loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379' });

@@ -4,7 +4,50 @@ import { closeSync, constants, mkdtempSync, openSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CHECKPOINT_AT_THE_LATEST, SqliteStore } from './sqlite.store';
+import { SqliteIdempotencyStore } from '../idempotency/sqlite-idempotency.store';
+import { SqliteKeyStore } from '../keys/sqlite-key.store';
+import { SqliteUsageStore } from '../usage/sqlite-usage.store';
+import { CHECKPOINT_AT_THE_LATEST, SqliteDatabase } from './sqlite.database';
+
+/**
+ * The embedded store's concerns on one database, as the server opens them (StoreModule), each
+ * method where its concern has it: the specs below read as one store.
+ */
+class SqliteStore {
+  readonly database: SqliteDatabase;
+  readonly usage: SqliteUsageStore;
+  readonly keys: SqliteKeyStore;
+  readonly idempotency: SqliteIdempotencyStore;
+
+  constructor(dir: string) {
+    this.database = new SqliteDatabase(dir);
+    this.usage = new SqliteUsageStore(this.database);
+    this.keys = new SqliteKeyStore(this.database);
+    this.idempotency = new SqliteIdempotencyStore(this.database);
+  }
+
+  get file() {
+    return this.database.file;
+  }
+  get counters() {
+    return this.database.counters;
+  }
+  settled = () => this.database.settled();
+  close = () => this.database.close();
+  consumeQuota: SqliteUsageStore['consumeQuota'] = (...args) => this.usage.consumeQuota(...args);
+  getUsage: SqliteUsageStore['getUsage'] = (...args) => this.usage.getUsage(...args);
+  insertKey: SqliteKeyStore['insertKey'] = (...args) => this.keys.insertKey(...args);
+  findKeyByHash: SqliteKeyStore['findKeyByHash'] = (...args) => this.keys.findKeyByHash(...args);
+  updateKey: SqliteKeyStore['updateKey'] = (...args) => this.keys.updateKey(...args);
+  rotateKey: SqliteKeyStore['rotateKey'] = (...args) => this.keys.rotateKey(...args);
+  revokeKey: SqliteKeyStore['revokeKey'] = (...args) => this.keys.revokeKey(...args);
+  beginIdempotent: SqliteIdempotencyStore['beginIdempotent'] = (...args) =>
+    this.idempotency.beginIdempotent(...args);
+  releaseIdempotent: SqliteIdempotencyStore['releaseIdempotent'] = (...args) =>
+    this.idempotency.releaseIdempotent(...args);
+  purgeIdempotent: SqliteIdempotencyStore['purgeIdempotent'] = (...args) =>
+    this.idempotency.purgeIdempotent(...args);
+}
 
 describe('SqliteStore quota counters', () => {
   let store: SqliteStore;
@@ -113,7 +156,7 @@ describe('SqliteStore quota counters', () => {
   it('answers the counts of a commit whose checkpoint fails, and goes on counting', async () => {
     // A disk that fails the checkpoint cannot be had here: the counters connection's checkpoint
     // throws SQLite's I/O error instead. The commit before it is made and its counts stand.
-    const counters = (store as unknown as { counters: Database.Database }).counters;
+    const counters = store.counters;
     const pragma = counters.pragma.bind(counters);
     counters.pragma = (source: string, options?: Database.PragmaOptions) => {
       if (source.startsWith('wal_checkpoint')) {

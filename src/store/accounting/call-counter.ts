@@ -1,0 +1,49 @@
+import { StoreUnavailableError } from '../store';
+import type { QuotaResult } from '../usage/usage.store';
+import type { ThrottlerStorageRecord } from '../rate/rate.store';
+
+/** A key's budget per rate-limit window (a second by default): where it is counted in the rate storage, and how many calls fit. */
+export interface KeyRateBudget {
+  throttler: string;
+  storageKey: string;
+  ttlMs: number;
+  limit: number;
+}
+
+/** One call to count: against the key's rate budget, then (when `quota` is given) its daily quota. */
+export interface CallCount {
+  /** The key, with the revision of the record the call was decided on (a shared store's). */
+  key: { id: string; revision?: number };
+  budget: KeyRateBudget;
+  /** The UTC day and the daily limit (null: none) to count the call against, after the rate budget. */
+  quota?: { day: string; limit: number | null };
+}
+
+export interface CallCounted {
+  /** The rate budget's answer, as @nestjs/throttler's storage gives it. */
+  rate: ThrottlerStorageRecord;
+  /** The quota's answer; absent when none was asked or the rate budget refused the call. */
+  quota?: QuotaResult;
+}
+
+/**
+ * The key's record changed after the call read it (a kept copy, see RedisKeyStore.findKeyByHash):
+ * nothing was counted, and the invocation pipeline starts the call over on the record itself.
+ * Should it keep changing under every attempt, the call is answered 503.
+ */
+export class KeyRecordChanged extends StoreUnavailableError {
+  constructor() {
+    super('The API key changed while the call was counted');
+    this.name = 'KeyRecordChanged';
+  }
+}
+
+/**
+ * The accounting concern of the store: counts a keyed call where its counters live, the rate
+ * budget first (over it, nothing more is counted), then the daily quota when asked, in one step
+ * of the store, so that on Redis a call costs one round trip (RedisCallCounter) and on SQLite the
+ * rate window in memory and the quota in one group commit (LocalCallCounter).
+ */
+export abstract class CallCounter {
+  abstract count(call: CallCount): Promise<CallCounted>;
+}

@@ -1,0 +1,26 @@
+import type { BudgetStorage } from '../rate/rate.store';
+import { UNTIL_WINDOW_ENDS } from '../rate/rate.store';
+import type { UsageStore } from '../usage/usage.store';
+import { CallCount, CallCounted, CallCounter } from './call-counter';
+
+/** One process (the embedded store): the rate budget in memory, then the quota in the usage store. */
+export class LocalCallCounter extends CallCounter {
+  constructor(
+    private readonly storage: BudgetStorage,
+    private readonly usage: UsageStore,
+  ) {
+    super();
+  }
+
+  async count({ key, budget, quota }: CallCount): Promise<CallCounted> {
+    const rate = await this.storage.increment(
+      budget.storageKey,
+      budget.ttlMs,
+      budget.limit,
+      UNTIL_WINDOW_ENDS,
+      budget.throttler,
+    );
+    if (rate.isBlocked || !quota) return { rate };
+    return { rate, quota: await this.usage.consumeQuota(key.id, quota.day, quota.limit) };
+  }
+}
