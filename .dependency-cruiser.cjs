@@ -2,6 +2,7 @@
  * The floors of src/, bottom up: a folder may import its own floor's folders (without a loop) and
  * any floor below, never one above. `npm run lint` fails on any import cycle and on any upward
  * import. The root files (main.ts, app.module.ts, app.setup.ts, tools.ts, cli.ts) stand on top.
+ * Two backends of a store concern never import each other (no-backend-to-backend).
  */
 const FLOORS = [
   ['common', 'settings'],
@@ -16,6 +17,7 @@ const FLOORS = [
   ['metrics'],
   ['invocation'],
   ['mcp'],
+  ['cli'],
 ];
 
 const folders = (names) => `^src/(${names.join('|')})/`;
@@ -43,6 +45,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/[^/]+/' },
       to: { path: '^src/[^/]+\\.ts$' },
+    },
+    {
+      name: 'no-backend-to-backend',
+      comment: "A store concern's SQLite implementation never imports a Redis one, nor the reverse",
+      severity: 'error',
+      from: { path: '^src/store/(sqlite/|[^/]+/sqlite-)' },
+      to: { path: '^src/store/(redis/|[^/]+/redis-)' },
+    },
+    {
+      name: 'no-backend-to-backend-reverse',
+      comment: "A store concern's Redis implementation never imports a SQLite one",
+      severity: 'error',
+      from: { path: '^src/store/(redis/|[^/]+/redis-)' },
+      to: { path: '^src/store/(sqlite/|[^/]+/sqlite-)' },
     },
     ...upward,
   ],

@@ -20,7 +20,35 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-explicit-any': 'warn',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      // No reaching into a package's internals: they change without notice in a minor release.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*/constants', '@nestjs/*/constants.js', '**/enums/**', '**/dist/**'],
+              message:
+                "An internal path of a package: import from its public entry (its 'exports').",
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          // `_meta` is MCP's own public field; any other `_name` is a library's private member.
+          selector: 'MemberExpression[property.name=/^_(?!meta$)[a-z]/]',
+          message: 'A private member (`_name`) of a library: use its public API.',
+        },
+        {
+          selector: 'MemberExpression[computed=true][property.value=/^_(?!meta$)[a-z]/]',
+          message: 'A private member (`_name`) of a library: use its public API.',
+        },
+      ],
     },
   },
   {

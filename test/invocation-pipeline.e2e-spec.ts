@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AddressInfo, Server } from 'node:net';
 import { ApiError } from '../src/errors/api-error';
-import { Invocation, InvocationStep, PipelineStep, STEP_ORDER } from '../src/invocation/invocation';
+import { Call, Decisions, InvocationStep, PipelineStep, STEP_ORDER } from '../src/invocation/call';
 import { bearer, startApp, TestApp } from './support/app';
 import { startStdioMcp } from './support/stdio-mcp';
 
@@ -16,8 +16,8 @@ const REFUSAL = 'Refused by the test step: greet is closed to this key';
 @PipelineStep({ order: STEP_ORDER.scope + 50 })
 @Injectable()
 class ClosedGreetStep implements InvocationStep {
-  run(invocation: Invocation): void {
-    if (invocation.tool === 'greet' && invocation.key?.name === 'closed') {
+  run(call: Call, decided: Readonly<Decisions>): void {
+    if (call.tool === 'greet' && decided.caller?.name === 'closed') {
       throw new ApiError(403, REFUSAL);
     }
   }

@@ -112,12 +112,15 @@ export class UpdateApiKeyInput {
   enabled?: boolean;
 }
 
+/** The longest a rotated-out secret may stay valid: a week. */
+export const MAX_GRACE_SECONDS = 604_800;
+
 export class RotateApiKeyInput {
   @IntField({
     description: 'Seconds the previous secret keeps working (0: none, at most a week).',
     optional: true,
     minimum: 0,
-    maximum: 604_800,
+    maximum: MAX_GRACE_SECONDS,
     default: 0,
     example: 3600,
   })

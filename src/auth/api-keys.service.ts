@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AuditActor, SYSTEM_ACTOR } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
-import { labelProblem } from '../common/text';
 import { Clock } from '../limits/clock';
 import { planNamed, Settings, SETTINGS } from '../settings/settings';
-import { ApiKeyRecord, KeyChanges, KeyStore, mayBeKept } from '../store/keys/key.store';
+import { ApiKeyRecord, KeyStore, mayBeKept } from '../store/keys/key.store';
 import {
   API_KEY_PATTERN,
   displayPrefix,
@@ -13,79 +12,10 @@ import {
   hashApiKey,
   hashesEqual,
 } from './api-key';
-import { characters } from '../validation/compiled.validator';
-import { Issue, notALabel, tooLong, tooShort } from '../validation/issues';
-import { ApiKeyView, KEY_NAME_MAX_LENGTH } from './api-keys.dto';
+import { keyStatus, previousKeyExpiry } from './api-key.view';
+import { checkKeyName, KeyRequestError, KeyUpdate, NewKeyRequest } from './key-request';
 import type { AuthenticatedKey } from './authenticated-key';
 import { DEFAULT_SCOPE_TEMPLATE, isValidScope, SCOPE_TEMPLATES, validScopesText } from './scopes';
-
-export interface NewKeyRequest {
-  name: string;
-  scopes?: string[];
-  scope_template?: string;
-  plan?: string;
-  daily_limit?: number | null;
-  rate_limit?: number | null;
-  expires_in_days?: number | null;
-}
-
-/** One refused field of a key request; `loc` is relative to the request (`['scopes', 0]`). */
-export interface KeyRequestIssue {
-  loc: (string | number)[];
-  msg: string;
-}
-
-/** A key request the service refuses: the HTTP API answers it 400, the CLI prints it. */
-export class KeyRequestError extends Error {
-  readonly issues: KeyRequestIssue[];
-
-  constructor(message: string, loc: (string | number)[] = [], issues?: KeyRequestIssue[]) {
-    super(message);
-    this.issues = issues ?? [{ loc, msg: message }];
-  }
-}
-
-/** What is wrong with a key's name as the DTOs see it (1 to 200 characters, a label), if anything. */
-function nameIssue(name: string): Issue | undefined {
-  const length = characters(name);
-  if (length < 1) return tooShort(1);
-  if (length > KEY_NAME_MAX_LENGTH) return tooLong(KEY_NAME_MAX_LENGTH);
-  return labelProblem(name) === undefined ? undefined : notALabel(name);
-}
-
-/**
- * Checks a key's name as the DTOs do, for the callers that reach the service without them: the
- * CLI refuses what the API refuses (and prints the reason without pydantic's prefix).
- */
-export function checkKeyName(name: string): void {
-  const issue = nameIssue(name);
-  if (!issue) return;
-  const reason = issue.msg.replace(/^Value error, /, '');
-  throw new KeyRequestError(`Invalid name: ${reason}`, [], [{ loc: ['name'], msg: issue.msg }]);
-}
-
-/** Last-used times are written at most this often per key, so a busy key costs no write per call. */
-const TOUCH_INTERVAL_MS = 60_000;
-
-/** What can be asked of a key's lifecycle: revoked beats expired, which beats disabled. */
-export function keyStatus(
-  key: Pick<ApiKeyRecord, 'revoked_at' | 'expires_at' | 'enabled'>,
-  now = new Date(),
-): ApiKeyView['status'] {
-  if (key.revoked_at) return 'revoked';
-  if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) return 'expired';
-  if (!key.enabled) return 'disabled';
-  return 'active';
-}
-
-/** The end of a rotation's grace while it runs; null once it is over (or there was none). */
-function previousKeyExpiry(
-  key: Pick<ApiKeyRecord, 'previous_key_expires_at'> & { previous_hash?: string | null },
-  now: Date,
-): string | null {
-  const until = key.previous_key_expires_at;
-  return key.previous_hash !== null && until && Date.parse(until) > now.getTime() ? until : null;
-}
 
 /** Whether the record lets this secret's hash in now: an active key, its secret or one in its grace. */
 function opens(record: ApiKeyRecord, hash: string, now: Date): boolean {
@@ -93,24 +23,8 @@ function opens(record: ApiKeyRecord, hash: string, now: Date): boolean {
   return hashesEqual(record.hash, hash) || previousKeyExpiry(record, now) !== null;
 }
 
-export function toView(key: ApiKeyRecord | AuthenticatedKey, now = new Date()): ApiKeyView {
-  return {
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    scopes: key.scopes,
-    plan: key.plan,
-    daily_limit: key.daily_limit,
-    rate_limit: key.rate_limit,
-    created_at: key.created_at,
-    expires_at: key.expires_at,
-    revoked_at: key.revoked_at,
-    last_used_at: key.last_used_at,
-    enabled: key.enabled,
-    status: keyStatus(key, now),
-    previous_key_expires_at: previousKeyExpiry(key, now),
-  };
-}
+/** Last-used times are written at most this often per key, so a busy key costs no write per call. */
+const TOUCH_INTERVAL_MS = 60_000;
 
 /** What a new key was granted, for the audit trail: its settings, never its secret or prefix. */
 function granted(record: ApiKeyRecord): Record<string, unknown> {
@@ -123,12 +37,6 @@ function granted(record: ApiKeyRecord): Record<string, unknown> {
     expires_at: record.expires_at,
   };
 }
-
-/** A PATCH of a key: the fields to change; a null limit falls back to the plan. */
-export type KeyUpdate = KeyChanges;
-
-/** The longest a rotated-out secret may stay valid: a week. */
-export const MAX_GRACE_SECONDS = 604_800;
 
 @Injectable()
 export class ApiKeysService {

@@ -28,7 +28,9 @@ import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
 import { Settings, SETTINGS } from '../settings/settings';
 import type { ApiKeyRecord } from '../store/keys/key.store';
 import { invalidQueryValue, queryInts } from '../validation/query';
-import { ApiKeysService, KeyRequestError, toView } from './api-keys.service';
+import { toView } from './api-key.view';
+import { ApiKeysService } from './api-keys.service';
+import { KeyRequestError } from './key-request';
 import {
   ApiKeyView,
   CreateApiKeyInput,

@@ -6,7 +6,6 @@ import { ConfigSchema, isWellFormedKey } from './configuration.schema';
 
 /** Where an effective value comes from, lowest first. */
 export type Layer = 'default' | 'file' | 'override' | 'env';
-export const LAYERS: readonly Layer[] = ['default', 'file', 'override', 'env'];
 
 /** A bad CONFIG_FILE or environment: start-up stops with this message. */
 export class ConfigSourceError extends Error {}

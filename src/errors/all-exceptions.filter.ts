@@ -13,8 +13,8 @@ import { HttpExchange } from '../http/http-exchange';
 import { requestLogFields } from '../common/request-log';
 import { RouteTable } from '../http/route-table';
 import { StoreUnavailableError } from '../store/store';
-import { type RequestScope, takeKeepAnswer } from '../common/request-scope';
-import { ApiError, IdempotentReplay, InputRefused } from './api-error';
+import type { RequestScope } from '../common/request-scope';
+import { ApiError, IdempotentReplay } from './api-error';
 
 /** Nest's own answer for a path no route matches: `Cannot GET /x`. */
 const ROUTE_NOT_FOUND = /^Cannot [A-Z]+ /;
@@ -68,18 +68,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.adapterHost.httpAdapter.reply(res, exception.body, exception.getStatus());
       return;
     }
-    const answer = this.answerFor(exception, req);
-    // An idempotent tool call that got this far ran (or its body was refused, and is not kept):
-    // its answer is kept before it goes out, so that a retry arriving right after finds it.
-    const keep = takeKeepAnswer(req);
-    if (keep) {
-      const ran = !(exception instanceof InputRefused);
-      void keep(answer.status, { detail: answer.detail }, ran).finally(() =>
-        this.send(res, answer),
-      );
-      return;
-    }
-    this.send(res, answer);
+    this.send(res, this.answerFor(exception, req));
   }
 
   private send(res: object, answer: Answer): void {

@@ -35,13 +35,18 @@ function rawAnswer(status: number, detail: string, extra: string[] = []): string
 }
 
 /**
+ * The response last begun on each connection (Node's own handler reads its private
+ * `_httpMessage`): an answer of ours must never go out in the middle of one already sent.
+ */
+const responses = new WeakMap<Duplex, ServerResponse>();
+
+/**
  * Answers, in the `{detail}` shape, what never reaches the application: requests Node's parser
  * refuses (bad header syntax, headers too large, conflicting lengths) and clients too slow for the
  * timeouts. Node's own answer would be an empty body. The connection is closed after it.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (error.code === 'ECONNRESET' || !socket.writable || response?.headersSent) {
+  if (error.code === 'ECONNRESET' || !socket.writable || responses.get(socket)?.headersSent) {
     socket.destroy();
     return;
   }
@@ -88,6 +93,9 @@ export function hardenHttpServer(
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
     Math.min(TIMEOUT_CHECK_INTERVAL_MS, timeouts.headersMs);
   server.removeAllListeners('clientError');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) =>
+    responses.set(req.socket, res),
+  );
   server.on('clientError', answerClientError);
   server.on('connect', refuseConnect);
   server.on('checkExpectation', refuseExpectation);

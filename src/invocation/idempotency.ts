@@ -157,6 +157,27 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   }
 }
 
+/**
+ * A call's hold on its Idempotency-Key, as the idempotency step decided it: once the tool has run
+ * its answer is kept (`keep`), or the hold is given up when the call is refused after it (`release`).
+ * The one place an idempotent answer is kept, whatever the transport.
+ */
+export class Claim {
+  constructor(
+    private readonly service: IdempotencyService,
+    private readonly entry: IdempotencyClaim,
+  ) {}
+
+  /** Keeps the answer (`ran` false: the tool never ran, its input was refused: not kept). */
+  keep(status: number, body: unknown, ran = true): Promise<void> {
+    return this.service.keep(this.entry, status, body, ran);
+  }
+
+  release(): Promise<void> {
+    return this.service.release(this.entry);
+  }
+}
+
 /** Answers of a tool that ran: 2xx, its own 4xx (400 included), 500. */
 function keptStatus(status: number): boolean {
   if (status >= 500) return status === 500;

@@ -1,7 +1,8 @@
 import { Reflector } from '@nestjs/core';
 
 /**
- * A route that counts its own requests against the key's rate limit (the /mcp POST counts each
- * JSON-RPC request of a batch), so the pipeline does not count the POST once more.
+ * A route whose handler charges its own requests against the key's rate limit (the /mcp POST
+ * charges each JSON-RPC message of a batch, through Accounting), so the pipeline does not charge
+ * the POST once more.
  */
 export const CountsOwnRate = Reflector.createDecorator<boolean>({ transform: () => true });

@@ -1,28 +1,30 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { BearerErrorCodes, Public, Scopes } from '../auth/auth.decorators';
-import type { Scope } from '../auth/scopes';
 import type { ApiRequest } from '../auth/authenticated-key';
+import type { Scope } from '../auth/scopes';
 import { HttpExchange } from '../http/http-exchange';
-import { ToolMetadata } from '../tools/tool.decorator';
+import { ToolRoute } from '../tools/tool.decorator';
+import { AnswerFacts } from './call';
 import { CountsOwnRate } from './invocation.decorators';
-import { Invocation } from './invocation';
 import { InvocationPipeline } from './invocation.pipeline';
 
-/**
- * The REST adapter of the invocation pipeline, the one global guard: it reads what the route
- * declares (@Public, @Scopes, @Tool, ...) into an Invocation, runs the pipeline, and hands the key
- * and the answer's headers to the request. Deny by default: only @Public routes skip it.
- */
 /** What a route declares about its calls, read once per handler (decorators do not change). */
 interface RouteFacts {
-  public: boolean;
+  /** Open to all, or a tool's route (whose runtime runs the pipeline itself): nothing to check here. */
+  unguarded: boolean;
   scopes?: Scope[];
-  tool?: string;
   bearerErrorCodes: boolean;
-  rateCounted: boolean;
+  ratePaid: boolean;
 }
 
+/**
+ * The REST adapter of the invocation pipeline for the keyed routes that are not tools (keys, usage,
+ * audit, discovery, the /mcp POST), the one global guard: it reads what the route declares
+ * (@Public, @Scopes, ...) into a Call, runs the pipeline, and hands the caller and the answer's
+ * headers to the request. Deny by default: only @Public routes skip it. A tool's route runs the
+ * same pipeline in its runtime (ToolInvoker), with the tool.
+ */
 @Injectable()
 export class InvocationGuard implements CanActivate {
   /** By controller class, then handler: an inherited handler may serve classes that differ. */
@@ -37,32 +39,28 @@ export class InvocationGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const route = this.routeFacts(context);
-    if (route.public) return true;
+    if (route.unguarded) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<ApiRequest>();
-    const tool = route.tool;
-    const invocation: Invocation = {
-      transport: 'rest',
-      authorization: this.exchange.headerValues(req, 'authorization'),
-      client: req.ip ?? 'unknown',
-      requestId: req.id,
-      scopes: route.scopes,
-      tool,
-      bearerErrorCodes: route.bearerErrorCodes,
-      rateCounted: route.rateCounted,
-      headers: {},
-      ...(tool === undefined
-        ? {}
-        : { body: req.body, idempotencyKey: req.headers['idempotency-key'] }),
-    };
+    const answer: AnswerFacts = { headers: {} };
     try {
-      await this.pipeline.check(invocation);
+      await this.pipeline.check(
+        {
+          transport: 'rest',
+          authorization: this.exchange.headerValues(req, 'authorization'),
+          client: req.ip ?? 'unknown',
+          requestId: req.id,
+          scopes: route.scopes,
+          bearerErrorCodes: route.bearerErrorCodes,
+          ratePaid: route.ratePaid,
+        },
+        answer,
+      );
     } finally {
-      req.apiKey = invocation.key;
-      req.keepAnswer = invocation.keepAnswer;
+      req.apiKey = answer.caller;
       const res = http.getResponse<object>();
-      for (const name in invocation.headers) {
-        this.exchange.setHeader(res, name, invocation.headers[name]);
+      for (const name in answer.headers) {
+        this.exchange.setHeader(res, name, answer.headers[name]);
       }
     }
     return true;
@@ -76,11 +74,12 @@ export class InvocationGuard implements CanActivate {
     if (!facts) {
       const targets = [handler, controller];
       facts = {
-        public: this.reflector.getAllAndOverride(Public, targets) === true,
+        unguarded:
+          this.reflector.getAllAndOverride(Public, targets) === true ||
+          this.reflector.get(ToolRoute, handler) !== undefined,
         scopes: this.reflector.getAllAndOverride(Scopes, targets),
-        tool: this.reflector.get(ToolMetadata, handler)?.name,
         bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
-        rateCounted: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
+        ratePaid: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
       };
       byHandler.set(handler, facts);
     }

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { KeysModule } from '../auth/auth.module';
 import { LimitsModule } from '../limits/limits.module';
@@ -10,12 +10,16 @@ import { AuthenticateStep } from './steps/authenticate.step';
 import { QuotaStep } from './steps/quota.step';
 import { RateLimitStep } from './steps/rate-limit.step';
 import { ScopeStep } from './steps/scope.step';
+import { ToolRunner } from '../tools/tool-runner';
 import { ToolInvoker } from './tool.invoker';
 
 /**
- * The one pipeline of a call: its steps (authenticate, scope, rate limit, idempotency, quota), the REST adapter (InvocationGuard, registered as the global
- * guard by the root module) and the tool invoker the MCP transports adapt to.
+ * The one pipeline of a call: its steps (authenticate, scope, rate limit, idempotency, quota), the
+ * REST adapter of keyed routes (InvocationGuard, registered as the global guard by the root module),
+ * and the runtime of a tool call (ToolInvoker) that the tool routes and both MCP transports adapt
+ * to. Global: every tool module's routes reach their runtime as the ToolRunner.
  */
+@Global()
 @Module({
   imports: [DiscoveryModule, KeysModule, LimitsModule],
   providers: [
@@ -28,7 +32,8 @@ import { ToolInvoker } from './tool.invoker';
     IdempotencyService,
     InvocationGuard,
     ToolInvoker,
+    { provide: ToolRunner, useExisting: ToolInvoker },
   ],
-  exports: [InvocationPipeline, InvocationGuard, ToolInvoker],
+  exports: [InvocationPipeline, InvocationGuard, ToolInvoker, ToolRunner],
 })
 export class InvocationModule {}

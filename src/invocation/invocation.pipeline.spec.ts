@@ -3,7 +3,8 @@ import { insufficientPermissions } from '../auth/auth.errors';
 import type { AuthenticatedKey } from '../auth/authenticated-key';
 import { ApiError } from '../errors/api-error';
 import { KeyRecordChanged } from '../store/accounting/call-counter';
-import { Invocation, InvocationStep } from './invocation';
+import type { Call, InvocationStep } from './call';
+import type { Claim } from './idempotency';
 import { InvocationPipeline } from './invocation.pipeline';
 
 /** A pipeline of the given steps, in order (what DiscoveryService finds in the application). */
@@ -24,25 +25,21 @@ function pipelineOf(...steps: InvocationStep[]): InvocationPipeline {
 
 const key = { id: 'key_1', scopes: [], revision: 4 } as unknown as AuthenticatedKey;
 
-function invocation(): Invocation {
+function invocation(): Call {
   return {
     transport: 'rest',
     authorization: ['Bearer sk_x'],
     client: '127.0.0.1',
     bearerErrorCodes: false,
-    rateCounted: false,
-    headers: {},
   };
 }
 
 /** Authentication as the step does it: a kept copy unless the pipeline asks for the record itself. */
 function authenticate(reads: boolean[]): InvocationStep {
   return {
-    run(call) {
-      if (call.key) return;
-      reads.push(call.freshKey === true);
-      call.key = key;
-      call.keyKept = call.freshKey !== true;
+    run(_call, _decided, { fresh }) {
+      reads.push(fresh);
+      return { caller: key, keptCaller: !fresh };
     },
   };
 }
@@ -50,20 +47,35 @@ function authenticate(reads: boolean[]): InvocationStep {
 describe('InvocationPipeline on a kept key record', () => {
   it('starts over once on the record itself when a count finds the record changed', async () => {
     const reads: boolean[] = [];
-    const undone: string[] = [];
+    const released: string[] = [];
     let counts = 0;
-    const pipeline = pipelineOf(authenticate(reads), {
-      run(call) {
-        call.headers['X-Seen'] = counts;
-        call.onRefused = [() => Promise.resolve(void undone.push(`attempt ${counts}`))];
-        if (counts++ === 0) throw new KeyRecordChanged();
+    const pipeline = pipelineOf(
+      authenticate(reads),
+      {
+        run() {
+          const attempt = counts++;
+          const claim = {
+            release: () => Promise.resolve(void released.push(`attempt ${attempt}`)),
+          };
+          if (attempt === 0) {
+            return { headers: { 'X-Seen': attempt }, claim: claim as unknown as Claim };
+          }
+          return { headers: { 'X-Seen': attempt } };
+        },
       },
-    });
-    const call = invocation();
-    await pipeline.check(call);
+      {
+        run(_call, decided) {
+          if (decided.claim) throw new KeyRecordChanged();
+        },
+      },
+    );
+    const answer = { headers: {} };
+    const decided = await pipeline.check(invocation(), answer);
     expect(reads).toEqual([false, true]);
-    expect(undone).toEqual(['attempt 1']);
-    expect(call).toMatchObject({ key, keyKept: false, freshKey: true, headers: { 'X-Seen': 1 } });
+    // What the first attempt claimed was given back; the second's headers are the answer's.
+    expect(released).toEqual(['attempt 0']);
+    expect(decided).toMatchObject({ caller: key, keptCaller: false, headers: { 'X-Seen': 1 } });
+    expect(answer).toEqual({ headers: { 'X-Seen': 1 }, caller: key });
   });
 
   it('answers 503 when the record changes under every attempt', async () => {

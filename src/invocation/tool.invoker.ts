@@ -1,49 +1,90 @@
 import { HttpException, Injectable, Optional } from '@nestjs/common';
-import { MetricsService } from '../metrics/metrics.service';
-import { TOOL_SCOPE } from '../tools/tool.decorator';
-import type { RegisteredTool } from '../tools/tool.registry';
-import { ApiError, IdempotentReplay, InputRefused, ValidationFailed } from '../errors/api-error';
-import { actorOf, type AuditActor } from '../audit/audit.context';
+import type { ApiRequest } from '../auth/authenticated-key';
 import type { ValidationIssue } from '../common/validation-issue';
 import { answerOf } from '../errors/all-exceptions.filter';
+import { ApiError, IdempotentReplay, InputRefused, ValidationFailed } from '../errors/api-error';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/body';
+import { HttpExchange } from '../http/http-exchange';
+import { MetricsService } from '../metrics/metrics.service';
+import { ToolContext, ToolRunner } from '../tools/tool-runner';
+import { TOOL_SCOPE } from '../tools/tool.decorator';
+import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
 import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pipe';
-import { Invocation } from './invocation';
+import { AnswerFacts, Call, callerOf } from './call';
 import { InvocationPipeline } from './invocation.pipeline';
 
-/** Who calls a tool outside REST: what an MCP transport knows of its caller. */
-export type ToolCaller = Pick<
-  Invocation,
-  'transport' | 'authorization' | 'client' | 'rateCounted' | 'key' | 'requestId'
->;
+/** Who calls a tool over MCP: what its transport knows of the call, the tool and its arguments aside. */
+export type ToolCaller = Omit<Call, 'scopes' | 'tool' | 'bearerErrorCodes' | 'body'>;
 
 /**
- * Runs a registered tool for a caller outside REST (MCP over HTTP and stdio): the pipeline's steps
- * (the same as REST's, in the same order), then validation by the same pipe as REST's, the tool,
- * and the same metrics. Its errors are REST's, for the transport to translate.
+ * The runtime of a tool call, one for every transport: the pipeline's steps (authentication,
+ * scope, rate limit, idempotency, quota), then validation by the same pipe, the tool, and its kept
+ * answer (the idempotency step's Claim). REST's tool routes come here (serve: a ToolRunner), and
+ * so do MCP over HTTP and stdio (invoke); errors are REST's, for the transport to translate.
  */
 @Injectable()
-export class ToolInvoker {
+export class ToolInvoker extends ToolRunner {
   private readonly validation = new ApiValidationPipe();
 
   constructor(
     private readonly pipeline: InvocationPipeline,
+    private readonly registry: ToolRegistry,
+    private readonly exchange: HttpExchange,
     // Absent in the stdio server, which serves no /metrics.
     @Optional() private readonly metrics?: MetricsService,
-  ) {}
+  ) {
+    super();
+  }
 
   /**
-   * The tool's answer exactly as REST would send it as the response body. With an idempotency key
-   * (MCP: `_meta["io.tis/idempotency-key"]`) a kept answer is replayed as REST would replay it.
+   * A tool's REST route: the answer's body, or a thrown refusal for the exception filter (a replay
+   * too: IdempotentReplay); the headers the pipeline decided are set on `res` either way.
    */
-  async invoke(
-    caller: ToolCaller,
-    tool: RegisteredTool,
-    args: unknown,
-    idempotencyKey?: unknown,
-  ): Promise<unknown> {
+  async serve(name: string, req: object, res: object): Promise<unknown> {
+    const tool = this.registry.get(name);
+    if (!tool) throw new Error(`No tool named '${name}' is registered`);
+    const request = req as ApiRequest;
+    const answer: AnswerFacts = { headers: {} };
     try {
-      const body = await this.run(caller, tool, args, idempotencyKey).catch(replayed);
+      return await this.run(
+        {
+          transport: 'rest',
+          authorization: this.exchange.headerValues(req, 'authorization'),
+          client: request.ip ?? 'unknown',
+          requestId: request.id,
+          scopes: [TOOL_SCOPE],
+          tool: name,
+          bearerErrorCodes: false,
+          body: request.body,
+          idempotencyKey: request.headers['idempotency-key'],
+        },
+        tool,
+        request.body,
+        answer,
+      );
+    } finally {
+      request.apiKey = answer.caller;
+      for (const header in answer.headers) {
+        this.exchange.setHeader(res, header, answer.headers[header]);
+      }
+    }
+  }
+
+  /**
+   * A tool called over MCP: the tool's answer exactly as REST would send it as the response body.
+   * With an idempotency key (MCP: `_meta["io.tis/idempotency-key"]`) a kept answer is replayed as
+   * REST would replay it.
+   */
+  async invoke(caller: ToolCaller, tool: RegisteredTool, args: unknown): Promise<unknown> {
+    try {
+      const call: Call = {
+        ...caller,
+        scopes: [TOOL_SCOPE],
+        tool: tool.name,
+        bearerErrorCodes: false,
+        body: args ?? {},
+      };
+      const body = await this.run(call, tool, args).catch(replayed);
       this.metrics?.observeToolCall(tool.name, 200);
       return body;
     } catch (error) {
@@ -56,47 +97,49 @@ export class ToolInvoker {
   }
 
   private async run(
-    caller: ToolCaller,
+    call: Call,
     tool: RegisteredTool,
     args: unknown,
-    idempotencyKey: unknown,
+    answer?: AnswerFacts,
   ): Promise<unknown> {
-    const invocation: Invocation = {
-      ...caller,
-      scopes: [TOOL_SCOPE],
-      tool: tool.name,
-      bearerErrorCodes: false,
-      headers: {},
-      body: args ?? {},
-      idempotencyKey,
-    };
-    await this.pipeline.check(invocation);
-    const keep = invocation.keepAnswer;
+    const decided = await this.pipeline.check(call, answer);
+    const caller = callerOf(decided);
     // The tool runs as the key for the audit trail (over HTTP, with the request's id).
-    const actor = actorOf({ id: caller.requestId, apiKey: invocation.key });
+    const context: ToolContext = {
+      caller,
+      actorKeyId: caller.id,
+      requestId: call.requestId ?? null,
+    };
+    const claim = decided.claim;
     try {
-      const body = await this.validateAndRun(tool, args, actor);
-      await keep?.(200, body);
+      const result = await tool.invoke(await this.validate(call, tool, args), context);
+      // REST's answer is serialised by the adapter: made JSON here only where it is kept or is MCP's.
+      if (!claim && call.transport === 'rest') return result;
+      const body = asJsonBody(result);
+      await claim?.keep(200, body);
       return body;
     } catch (error) {
-      const answer = answerOf(error);
-      await keep?.(answer.status, { detail: answer.detail }, !(error instanceof InputRefused));
+      if (claim) {
+        const refused = answerOf(error);
+        await claim.keep(
+          refused.status,
+          { detail: refused.detail },
+          !(error instanceof InputRefused),
+        );
+      }
       throw error;
     }
   }
 
-  private async validateAndRun(
-    tool: RegisteredTool,
-    args: unknown,
-    actor: AuditActor,
-  ): Promise<unknown> {
-    // An MCP body was depth-checked whole as it was read; its arguments are checked on their own.
-    if (nestedDeeperThan(args, MAX_BODY_DEPTH)) throw new InputRefused([TOO_DEEP]);
-    const input = (await this.validation.transform(args, {
+  private validate(call: Call, tool: RegisteredTool, args: unknown): Promise<object> {
+    // A REST body was depth-checked as it was read; MCP arguments are checked on their own.
+    if (call.transport !== 'rest' && nestedDeeperThan(args, MAX_BODY_DEPTH)) {
+      throw new InputRefused([TOO_DEEP]);
+    }
+    return this.validation.transform(args, {
       type: 'body',
       metatype: tool.input,
-    })) as object;
-    return asJsonBody(await tool.invoke(input, actor));
+    }) as Promise<object>;
   }
 }
 

@@ -6,7 +6,7 @@ import type { ApiRequest, AuthenticatedKey } from '../auth/authenticated-key';
 import { HttpExchange } from '../http/http-exchange';
 import { CountsOwnRate } from '../invocation/invocation.decorators';
 import { requestLogFields } from '../common/request-log';
-import { KeyRateLimiter } from '../limits/key-rate-limiter';
+import { Accounting } from '../limits/accounting';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import {
   duplicateRequestId,
@@ -36,7 +36,7 @@ export const MCP_PATH = 'mcp';
 export class McpController {
   constructor(
     private readonly servers: McpServerFactory,
-    private readonly rateLimiter: KeyRateLimiter,
+    private readonly accounting: Accounting,
     private readonly exchange: HttpExchange,
   ) {}
 
@@ -53,7 +53,7 @@ export class McpController {
     const duplicate = duplicateRequestId(messages);
     if (duplicate) return this.refuse(req, reply, duplicate);
     // A POST of no message at all (an empty batch, a bare value) still costs one.
-    const headers = await this.rateLimiter.consumeMany(key, Math.max(1, messages.length));
+    const headers = await this.accounting.prepay(key, Math.max(1, messages.length));
     for (const [name, value] of Object.entries(headers)) {
       this.exchange.setHeader(reply, name, value);
     }
@@ -67,9 +67,9 @@ export class McpController {
         authorization,
         client: req.ip ?? 'unknown',
         requestId: req.id,
-        rateCounted: true,
+        ratePaid: true,
         // The POST's own authentication serves its first call; each later one authenticates again.
-        key: calls++ === 0 ? key : undefined,
+        caller: calls++ === 0 ? key : undefined,
       }),
       () => requestLogFields(this.exchange.nodeRequest(req), key),
     );

@@ -27,12 +27,7 @@ function untilClosed(stdin: Readable, stop: () => Promise<void>): () => void {
 
 /** The stdio caller: its key as a bearer value, checked by the pipeline on every call. */
 function stdioCaller(token: string): ToolCaller {
-  return {
-    transport: 'mcp-stdio',
-    authorization: [`Bearer ${token}`],
-    client: 'stdio',
-    rateCounted: false,
-  };
+  return { transport: 'mcp-stdio', authorization: [`Bearer ${token}`], client: 'stdio' };
 }
 
 /**
@@ -43,10 +38,10 @@ async function admit(app: INestApplicationContext, token: string): Promise<void>
   try {
     await app.get(InvocationPipeline).check({
       ...stdioCaller(token),
-      rateCounted: true,
+      // Admitting the key is not a call: nothing is charged.
+      ratePaid: true,
       scopes: [TOOL_SCOPE],
       bearerErrorCodes: false,
-      headers: {},
     });
   } catch (error) {
     if (!(error instanceof HttpException) || error.getStatus() >= 500) throw error;

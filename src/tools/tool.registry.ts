@@ -1,17 +1,17 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import type { AuditActor } from '../audit/audit.context';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { ToolDefinition, ToolMetadata, TOOLS_PATH } from './tool.decorator';
 import { compiledValidatorFor } from '../validation/compiled.validator';
 import { JsonSchema, jsonSchemaOf } from '../validation/json-schema';
+import type { ToolContext } from './tool-runner';
+import { ToolDefinition, ToolMetadata, TOOLS_PATH } from './tool.decorator';
 
 export interface RegisteredTool extends ToolDefinition {
   path: string;
   /** JSON Schemas derived from the input and output DTOs (the same as OpenAPI's). */
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
-  /** Runs the tool's handler on an already validated input, for `actor` (the audit trail's). */
-  invoke(input: object, actor: AuditActor): Promise<unknown>;
+  /** Runs the tool's handler on an already validated input. */
+  invoke(input: object, context: ToolContext): Promise<unknown>;
 }
 
 /** Every `@Tool()` handler of the application, found through Nest's discovery at start-up. */
@@ -31,7 +31,7 @@ export class ToolRegistry implements OnModuleInit {
       if (!instance || !wrapper.isDependencyTreeStatic()) continue;
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const handler = instance[method] as (input: object, actor: AuditActor) => unknown;
+        const handler = instance[method] as (input: object, context: ToolContext) => unknown;
         const definition = this.reflector.get(ToolMetadata, handler);
         if (!definition) continue;
         if (this.tools.has(definition.name)) {
@@ -44,7 +44,7 @@ export class ToolRegistry implements OnModuleInit {
           path: `/${TOOLS_PATH}/${definition.name}`,
           inputSchema: jsonSchemaOf(definition.input),
           outputSchema: jsonSchemaOf(definition.output, false),
-          invoke: (input, actor) => Promise.resolve(handler.call(instance, input, actor)),
+          invoke: (input, context) => Promise.resolve(handler.call(instance, input, context)),
         });
       }
     }

@@ -1,26 +1,45 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../../errors/api-error';
 import { retryAfterText } from '../../limits/rate-limit.headers';
-import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, IdempotencyService } from '../idempotency';
-import { Invocation, InvocationStep, keyOf, PipelineStep, STEP_ORDER } from '../invocation';
+import {
+  Claim,
+  IDEMPOTENCY_HEADER,
+  IDEMPOTENCY_KEY_PATTERN,
+  IdempotencyService,
+} from '../idempotency';
+import {
+  Call,
+  callerOf,
+  Decisions,
+  InvocationStep,
+  PipelineStep,
+  STEP_ORDER,
+  StepDecision,
+} from '../call';
 
 /**
  * A tool call with an Idempotency-Key: replayed when its first answer is kept (not counted against
  * the quota, which comes next), 409 while the first still runs, 422 for the same key with another
- * body; otherwise claimed, so that the answer is kept once the tool has run.
+ * body, 429 while the key keeps as much as it may; otherwise claimed (Claim), so that the answer is
+ * kept once the tool has run.
  */
 @PipelineStep({ order: STEP_ORDER.idempotency })
 @Injectable()
 export class IdempotencyStep implements InvocationStep {
   constructor(private readonly idempotency: IdempotencyService) {}
 
-  run(invocation: Invocation): Promise<void> | void {
-    const raw = invocation.idempotencyKey;
-    if (invocation.tool === undefined || raw === undefined) return;
-    return this.begin(invocation, invocation.tool, raw);
+  run(call: Call, decided: Readonly<Decisions>): Promise<StepDecision> | void {
+    const raw = call.idempotencyKey;
+    if (call.tool === undefined || raw === undefined) return;
+    return this.begin(call, call.tool, raw, decided);
   }
 
-  private async begin(invocation: Invocation, tool: string, raw: unknown): Promise<void> {
+  private async begin(
+    call: Call,
+    tool: string,
+    raw: unknown,
+    decided: Readonly<Decisions>,
+  ): Promise<StepDecision> {
     if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) {
       throw new ValidationFailed([
         {
@@ -31,10 +50,10 @@ export class IdempotencyStep implements InvocationStep {
       ]);
     }
     const { claim, begun } = await this.idempotency.begin(
-      keyOf(invocation).id,
+      callerOf(decided).id,
       tool,
       raw,
-      invocation.body,
+      call.body,
     );
     switch (begun.state) {
       case 'done':
@@ -43,14 +62,6 @@ export class IdempotencyStep implements InvocationStep {
         throw new ApiError(409, 'A request with this Idempotency-Key is in progress');
       case 'mismatch':
         throw new ApiError(422, 'Idempotency-Key reused with a different request');
-      case 'started':
-        invocation.keepAnswer = (status, body, ran) =>
-          this.idempotency.keep(claim, status, body, ran);
-        (invocation.onRefused ??= []).push(() => {
-          invocation.keepAnswer = undefined;
-          return this.idempotency.release(claim);
-        });
-        return;
       case 'full': {
         // No eviction: a key that holds as much as it may waits for its oldest answer to expire.
         const wait = this.idempotency.secondsUntil(begun.retryAtMs);
@@ -60,6 +71,8 @@ export class IdempotencyStep implements InvocationStep {
           { 'Retry-After': wait },
         );
       }
+      case 'started':
+        return { claim: new Claim(this.idempotency, claim) };
     }
   }
 }

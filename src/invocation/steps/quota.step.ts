@@ -1,18 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { quotaHeaders, QuotaService } from '../../limits/quota.service';
-import { Invocation, InvocationStep, keyOf, PipelineStep, STEP_ORDER } from '../invocation';
+import { Accounting } from '../../limits/accounting';
+import { Decisions, InvocationStep, PipelineStep, STEP_ORDER, StepDecision } from '../call';
 
 /**
  * A tool call counts once against the key's daily quota, whatever follows (even a 400): 402 when
- * the day's limit is used up, and a 402 is not counted. Other routes are not metered.
+ * the day's limit is used up, and a 402 is not counted. Accounting knows whether the rate step
+ * already counted it (no Idempotency-Key: one step of the store for both); other routes are not
+ * metered.
  */
 @PipelineStep({ order: STEP_ORDER.quota })
 @Injectable()
 export class QuotaStep implements InvocationStep {
-  constructor(private readonly quota: QuotaService) {}
+  constructor(private readonly accounting: Accounting) {}
 
-  async run(invocation: Invocation): Promise<void> {
-    if (invocation.tool === undefined || invocation.quotaCounted) return;
-    Object.assign(invocation.headers, quotaHeaders(await this.quota.consume(keyOf(invocation))));
+  run(_call: unknown, decided: Readonly<Decisions>): Promise<StepDecision> | void {
+    const charge = decided.charge;
+    if (!charge || charge.quota !== 'due') return;
+    return this.accounting.chargeQuota(charge);
   }
 }

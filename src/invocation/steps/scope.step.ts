@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { insufficientPermissions } from '../../auth/auth.errors';
 import { hasAnyScope } from '../../auth/scopes';
-import { Invocation, InvocationStep, keyOf, PipelineStep, STEP_ORDER } from '../invocation';
+import { Call, callerOf, Decisions, InvocationStep, PipelineStep, STEP_ORDER } from '../call';
 
 /** The key must hold one of the scopes the route or tool asks for: 403 otherwise. */
 @PipelineStep({ order: STEP_ORDER.scope })
 @Injectable()
 export class ScopeStep implements InvocationStep {
-  run(invocation: Invocation): void {
-    const wanted = invocation.scopes;
-    if (!wanted || hasAnyScope(keyOf(invocation).scopes, wanted)) return;
-    throw insufficientPermissions(invocation.bearerErrorCodes ? wanted : undefined);
+  run(call: Call, decided: Readonly<Decisions>): void {
+    const wanted = call.scopes;
+    if (!wanted || hasAnyScope(callerOf(decided).scopes, wanted)) return;
+    throw insufficientPermissions(call.bearerErrorCodes ? wanted : undefined);
   }
 }

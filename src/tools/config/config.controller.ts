@@ -1,5 +1,4 @@
-import { Body } from '@nestjs/common';
-import { Actor, type AuditActor } from '../../audit/audit.context';
+import type { ToolContext } from '../tool-runner';
 import { Tool, ToolController } from '../tool.decorator';
 import {
   ConfigGetInput,
@@ -23,7 +22,7 @@ export class ConfigController {
     input: ConfigShowInput,
     output: ConfigShowResult,
   })
-  async show(@Body() _input: ConfigShowInput): Promise<ConfigShowResult> {
+  async show(_input: ConfigShowInput): Promise<ConfigShowResult> {
     return { config: await this.config.tree({ redact: true }) };
   }
 
@@ -36,7 +35,7 @@ export class ConfigController {
     input: ConfigGetInput,
     output: ConfigGetResult,
   })
-  async get(@Body() { key }: ConfigGetInput): Promise<ConfigGetResult> {
+  async get({ key }: ConfigGetInput): Promise<ConfigGetResult> {
     return { key, value: await this.config.get(key, { redact: true }) };
   }
 
@@ -55,11 +54,9 @@ export class ConfigController {
     input: ConfigSetInput,
     output: ConfigSetResult,
   })
-  async set(
-    @Body() { key, value }: ConfigSetInput,
-    @Actor() actor: AuditActor,
-  ): Promise<ConfigSetResult> {
-    const stored = await this.config.set(key, value, actor);
+  async set({ key, value }: ConfigSetInput, call: ToolContext): Promise<ConfigSetResult> {
+    // The call's context names its caller and request: the audit entry's actor.
+    const stored = await this.config.set(key, value, call);
     return { key, coerced_value: this.config.redact(key, stored) };
   }
 }

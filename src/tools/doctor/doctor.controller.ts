@@ -1,5 +1,4 @@
-import { Body } from '@nestjs/common';
-import { Actor, type AuditActor } from '../../audit/audit.context';
+import type { ToolContext } from '../tool-runner';
 import { Tool, ToolController } from '../tool.decorator';
 import { DoctorInput, DoctorResult } from './doctor.dto';
 import { DoctorService } from './doctor.service';
@@ -22,7 +21,7 @@ export class DoctorController {
     input: DoctorInput,
     output: DoctorResult,
   })
-  doctorTool(@Body() input: DoctorInput, @Actor() actor: AuditActor): Promise<DoctorResult> {
-    return this.doctor.run(input.fix, actor);
+  doctorTool(input: DoctorInput, call: ToolContext): Promise<DoctorResult> {
+    return this.doctor.run(input.fix, call);
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import { discoverInOrder } from '../../common/discovery';
 import { TimeoutError, withTimeout } from '../../common/timeout';
 import { Settings, SETTINGS } from '../../settings/settings';
 import type { AuditActor } from '../../audit/audit.context';
@@ -28,15 +29,9 @@ export class DoctorService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.checks = this.discovery
-      .getProviders({ metadataKey: DoctorCheck.KEY })
-      .filter((wrapper) => wrapper.isDependencyTreeStatic() && wrapper.instance)
-      .map((wrapper) => ({
-        check: wrapper.instance as HealthCheck,
-        order: this.discovery.getMetadataByDecorator(DoctorCheck, wrapper)?.order ?? 1000,
-      }))
-      .sort((a, b) => a.order - b.order || a.check.name.localeCompare(b.check.name))
-      .map(({ check }) => check);
+    this.checks = discoverInOrder<HealthCheck>(this.discovery, DoctorCheck, (a, b) =>
+      a.name.localeCompare(b.name),
+    );
   }
 
   names(): string[] {

@@ -1,4 +1,3 @@
-import { Body } from '@nestjs/common';
 import { Tool, ToolController } from '../tool.decorator';
 import { GreetInput, GreetResult } from './greet.dto';
 import { GreetService } from './greet.service';
@@ -15,7 +14,7 @@ export class GreetController {
     input: GreetInput,
     output: GreetResult,
   })
-  greet(@Body() input: GreetInput): GreetResult {
+  greet(input: GreetInput): GreetResult {
     return this.greeter.greet(input);
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { keyStatus } from '../../../auth/api-keys.service';
+import { keyStatus } from '../../../auth/api-key.view';
 import { hasScope } from '../../../auth/scopes';
 import { planNamed, Settings, SETTINGS } from '../../../settings/settings';
 import { KeyStore } from '../../../store/keys/key.store';
