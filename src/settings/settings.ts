@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import proxyAddr from 'proxy-addr';
 import { parse as parseYaml } from 'yaml';
-import { loadRedisKeyPrefix, loadRedisSettings, RedisSettings } from './redis.settings';
+import { EnvironmentSchema, parseEnvironment, parseOne, wholeNumber } from './environment.schema';
+import { redisSettingsFrom, RedisSettings } from './redis.settings';
 import { SettingsError } from './settings.error';
+
+export { originOf } from './environment.schema';
 
 /** The process environment, injectable so that tests can start an app with an environment of their own. */
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
@@ -91,67 +93,6 @@ export function planNamed(
   return Object.hasOwn(plans, name) ? plans[name] : undefined;
 }
 
-function intFrom(env: Environment, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    throw new SettingsError(
-      `Invalid environment: ${name} must be a whole number >= ${min}, got '${raw}'`,
-    );
-  }
-  return Number(raw);
-}
-
-/** A list of origins (`CORS_ORIGINS`, `MCP_ALLOWED_ORIGINS`): comma-separated, each kept in its normal form; `*` allows any. */
-function parseOrigins(name: string, raw: string | undefined): string[] {
-  const entries = (raw ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  return entries.map((entry) => {
-    const origin = entry === '*' ? entry : originOf(entry);
-    if (origin === undefined) {
-      throw new SettingsError(
-        `Invalid environment: ${name} entries must be origins like https://app.example.com, or *; got '${entry}'`,
-      );
-    }
-    return origin;
-  });
-}
-
-/**
- * The normal form (`scheme://host[:port]`, lower case, default port dropped) of an origin, from an
- * `Origin` header or the setting; undefined for anything else (a path, `null`, garbage).
- */
-export function originOf(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return undefined;
-  }
-  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
-  return bare && url.origin !== 'null' ? url.origin : undefined;
-}
-
-/**
- * `TRUST_PROXY`: `true`, `false`, a hop count, or addresses and subnets (with Express's names
- * `loopback`, `linklocal`, `uniquelocal`), checked by the library Express itself compiles it with.
- */
-function parseTrustProxy(raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  try {
-    proxyAddr.compile(raw.split(',').map((entry) => entry.trim()));
-  } catch {
-    throw new SettingsError(
-      `Invalid environment: TRUST_PROXY must be true, false, a hop count, or comma-separated addresses or subnets (or loopback, linklocal, uniquelocal); got '${raw}'`,
-    );
-  }
-  return raw;
-}
-
 /** CONFIG_FILE read and parsed: the one place the file is read (doctor reads it again on demand). */
 function readConfigDocument(configFile: string | undefined): unknown {
   if (!configFile) return undefined;
@@ -215,85 +156,75 @@ function resolvePlans(env: Environment, fileLimits: Record<string, unknown>) {
     const daily = env[`PLAN_${upper}_DAILY_LIMIT`];
     if (daily !== undefined && daily !== '') {
       plans[name].daily_limit =
-        daily === 'none' ? null : intFrom(env, `PLAN_${upper}_DAILY_LIMIT`, 0);
+        daily === 'none' ? null : parseOne(wholeNumber(0), `PLAN_${upper}_DAILY_LIMIT`, daily);
     }
-    plans[name].rate_limit = intFrom(env, `PLAN_${upper}_RATE_LIMIT`, plans[name].rate_limit, 1);
+    const rate = env[`PLAN_${upper}_RATE_LIMIT`];
+    if (rate !== undefined && rate !== '') {
+      plans[name].rate_limit = parseOne(wholeNumber(0, 1), `PLAN_${upper}_RATE_LIMIT`, rate);
+    }
   }
   return plans;
 }
 
+/**
+ * The settings of an environment: the variables parsed by one typed schema (EnvironmentSchema),
+ * the operator's sections of CONFIG_FILE (`limits:`), and what depends on both. Anything invalid
+ * stops the start-up with one line naming it (SettingsError).
+ */
 export function loadSettings(env: Environment): Settings {
-  const configFile = env.CONFIG_FILE ? resolve(env.CONFIG_FILE) : undefined;
+  const parsed = parseEnvironment(EnvironmentSchema, env);
+  const configFile = parsed.CONFIG_FILE;
   const configDocument = readConfigDocument(configFile);
   const fileLimits = limitsFromFile(configFile, configDocument);
   const plans = resolvePlans(env, fileLimits);
-  const defaultPlan = env.DEFAULT_PLAN || 'free';
+  const defaultPlan = parsed.DEFAULT_PLAN;
   if (!planNamed(plans, defaultPlan))
     throw new SettingsError(`Invalid environment: DEFAULT_PLAN '${defaultPlan}' is not a plan`);
   const fileAuthLimit = fileLimits.auth_failures_per_minute;
-  const authFailureLimit = intFrom(
-    env,
-    'AUTH_FAILURE_LIMIT',
-    fileAuthLimit === undefined
-      ? 100
-      : (checkLimit('limits.auth_failures_per_minute', fileAuthLimit, false) as number),
-    1,
-  );
-  return {
-    dataDir: resolve(env.DATA_DIR || './data'),
-    configFile,
-    configDocument,
-    redis: loadRedisSettings(env),
-    redisKeyPrefix: loadRedisKeyPrefix(env),
-    trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    plans,
-    defaultPlan,
-    initialKeyPlan: 'unlimited',
-    authFailureLimit,
-    authFailureWindowSeconds: intFrom(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1),
-    rateLimitWindowMs: intFrom(env, 'RATE_LIMIT_WINDOW_MS', 1000, 100),
-    doctor: {
-      checkTimeoutMs: intFrom(env, 'DOCTOR_CHECK_TIMEOUT_MS', 5000, 10),
-      diskWarnMb: intFrom(env, 'DOCTOR_DISK_WARN_MB', 1024),
-      diskFailMb: intFrom(env, 'DOCTOR_DISK_FAIL_MB', 100),
-    },
-    bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
-    idempotency: {
-      maxBytesPerKey: intFrom(env, 'IDEMPOTENCY_MAX_BYTES_PER_KEY', 8 * 1024 * 1024, 1024),
-      maxEntriesPerKey: intFrom(env, 'IDEMPOTENCY_MAX_ENTRIES_PER_KEY', 10_000, 1),
-    },
-    httpTimeouts: httpTimeouts(env),
-    httpMaxConnections: intFrom(env, 'HTTP_MAX_CONNECTIONS', 10_000, 1),
-    mcpAllowedOrigins: parseOrigins('MCP_ALLOWED_ORIGINS', env.MCP_ALLOWED_ORIGINS),
-    corsOrigins: parseOrigins('CORS_ORIGINS', env.CORS_ORIGINS),
-    httpAdapter: parseHttpAdapter(env.HTTP_ADAPTER),
-    version: packageVersion(),
+  const httpTimeouts = {
+    headersMs: parsed.HTTP_HEADERS_TIMEOUT_MS,
+    requestMs: parsed.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveMs: parsed.HTTP_KEEP_ALIVE_TIMEOUT_MS,
   };
-}
-
-const HTTP_ADAPTERS = ['express', 'fastify'] as const;
-
-function parseHttpAdapter(value: string | undefined): Settings['httpAdapter'] {
-  const name = (value || 'express').trim().toLowerCase();
-  const known = HTTP_ADAPTERS.find((adapter) => adapter === name);
-  if (known) return known;
-  throw new SettingsError(
-    `Invalid environment: HTTP_ADAPTER must be 'express' or 'fastify', got '${value}'`,
-  );
-}
-
-function httpTimeouts(env: Environment): HttpTimeouts {
-  const timeouts = {
-    headersMs: intFrom(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100),
-    requestMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100),
-    keepAliveMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100),
-  };
-  if (timeouts.headersMs > timeouts.requestMs) {
+  if (httpTimeouts.headersMs > httpTimeouts.requestMs) {
     throw new SettingsError(
       'Invalid environment: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
     );
   }
-  return timeouts;
+  return {
+    dataDir: parsed.DATA_DIR,
+    configFile,
+    configDocument,
+    redis: redisSettingsFrom(parsed),
+    redisKeyPrefix: parsed.REDIS_KEY_PREFIX,
+    trustProxy: parsed.TRUST_PROXY,
+    plans,
+    defaultPlan,
+    initialKeyPlan: 'unlimited',
+    authFailureLimit:
+      parsed.AUTH_FAILURE_LIMIT ??
+      (fileAuthLimit === undefined
+        ? 100
+        : (checkLimit('limits.auth_failures_per_minute', fileAuthLimit, false) as number)),
+    authFailureWindowSeconds: parsed.AUTH_FAILURE_WINDOW_SECONDS,
+    rateLimitWindowMs: parsed.RATE_LIMIT_WINDOW_MS,
+    doctor: {
+      checkTimeoutMs: parsed.DOCTOR_CHECK_TIMEOUT_MS,
+      diskWarnMb: parsed.DOCTOR_DISK_WARN_MB,
+      diskFailMb: parsed.DOCTOR_DISK_FAIL_MB,
+    },
+    bodyLimitBytes: parsed.BODY_LIMIT_BYTES,
+    idempotency: {
+      maxBytesPerKey: parsed.IDEMPOTENCY_MAX_BYTES_PER_KEY,
+      maxEntriesPerKey: parsed.IDEMPOTENCY_MAX_ENTRIES_PER_KEY,
+    },
+    httpTimeouts,
+    httpMaxConnections: parsed.HTTP_MAX_CONNECTIONS,
+    mcpAllowedOrigins: parsed.MCP_ALLOWED_ORIGINS,
+    corsOrigins: parsed.CORS_ORIGINS,
+    httpAdapter: parsed.HTTP_ADAPTER,
+    version: packageVersion(),
+  };
 }
 
 function packageVersion(): string {

@@ -1,0 +1,88 @@
+import { loadSettings, SettingsError } from './settings';
+
+/** One line naming the variable, as start-up prints it. */
+const refusal = (env: Record<string, string>) => {
+  try {
+    loadSettings(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return (error as Error).message;
+  }
+  throw new Error('accepted');
+};
+
+describe('the environment, one typed schema', () => {
+  it('gives every setting its default when nothing is set', () => {
+    const settings = loadSettings({});
+    expect(settings).toMatchObject({
+      defaultPlan: 'free',
+      redisKeyPrefix: 'tis:',
+      trustProxy: false,
+      authFailureLimit: 100,
+      authFailureWindowSeconds: 60,
+      rateLimitWindowMs: 1000,
+      bodyLimitBytes: 1024 * 1024,
+      idempotency: { maxBytesPerKey: 8 * 1024 * 1024, maxEntriesPerKey: 10_000 },
+      httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000 },
+      httpMaxConnections: 10_000,
+      mcpAllowedOrigins: [],
+      corsOrigins: [],
+      httpAdapter: 'express',
+    });
+    expect(settings.redis).toBeUndefined();
+  });
+
+  it.each([
+    [{ BODY_LIMIT_BYTES: 'abc' }, "BODY_LIMIT_BYTES must be a whole number >= 1024, got 'abc'"],
+    [
+      { RATE_LIMIT_WINDOW_MS: '99' },
+      "RATE_LIMIT_WINDOW_MS must be a whole number >= 100, got '99'",
+    ],
+    [{ AUTH_FAILURE_LIMIT: '0' }, "AUTH_FAILURE_LIMIT must be a whole number >= 1, got '0'"],
+    [{ PLAN_PRO_RATE_LIMIT: '-1' }, "PLAN_PRO_RATE_LIMIT must be a whole number >= 1, got '-1'"],
+    [{ PLAN_FREE_DAILY_LIMIT: 'x' }, "PLAN_FREE_DAILY_LIMIT must be a whole number >= 0, got 'x'"],
+    [{ HTTP_ADAPTER: 'koa' }, "HTTP_ADAPTER must be 'express' or 'fastify', got 'koa'"],
+    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY must be true, false, a hop count'],
+    [{ CORS_ORIGINS: 'https://a.b/path' }, 'CORS_ORIGINS entries must be origins like'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL must start with redis:// or rediss://'],
+    [
+      { REDIS_WAIT_REPLICAS: '100' },
+      "REDIS_WAIT_REPLICAS must be a whole number from 0 to 99, got '100'",
+    ],
+    [{ DEFAULT_PLAN: 'gold' }, "DEFAULT_PLAN 'gold' is not a plan"],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '40000' },
+      'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
+    ],
+  ])('refuses %j in one line naming it', (env, message) => {
+    const line = refusal(env);
+    expect(line).toMatch(/^Invalid environment: /);
+    expect(line).toContain(message);
+    expect(line).not.toContain('\n');
+  });
+
+  it('reads what is set, typed', () => {
+    const settings = loadSettings({
+      HTTP_ADAPTER: ' Fastify ',
+      TRUST_PROXY: '2',
+      CORS_ORIGINS: 'https://App.Example.com, *',
+      PLAN_FREE_DAILY_LIMIT: 'none',
+      REDIS_SENTINELS: 'a:1,[::1]:2',
+    });
+    expect(settings).toMatchObject({
+      httpAdapter: 'fastify',
+      trustProxy: 2,
+      corsOrigins: ['https://app.example.com', '*'],
+      redis: {
+        mode: 'sentinel',
+        name: 'mymaster',
+        sentinels: [
+          { host: 'a', port: 1 },
+          { host: '::1', port: 2 },
+        ],
+        waitReplicas: 1,
+      },
+    });
+    expect(settings.plans.free.daily_limit).toBeNull();
+  });
+});
