@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { displayPrefix, generateApiKey, hashApiKey } from '../src/auth/api-key';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
-import { runCli } from './support/cli';
+import { runCli, CLI_TIMEOUT_MS } from './support/cli';
 import { usingSharedRedis } from './support/redis';
 import { rawRedis, scanKeys } from './support/redis-topology';
 
@@ -185,58 +185,82 @@ describe('the first start and the operator CLI (e2e)', () => {
     expect(me.body).toMatchObject({ scopes: ['*'], plan: 'unlimited' });
   });
 
-  it('creates a key with the CLI that works over HTTP, lists it without secrets, and revokes it', async () => {
-    const env = { DATA_DIR: t.dataDir };
-    const created = await runCli(
-      ['keys', 'create', '--name', 'from-cli', '--template', 'standard', '--plan', 'pro', '--json'],
-      env,
-    );
-    expect(created.code).toBe(0);
-    const out = JSON.parse(created.stdout) as {
-      id: string;
-      key: string;
-      scopes: string[];
-      plan: string;
-    };
-    expect(out).toMatchObject({ scopes: ['services:read', 'services:execute'], plan: 'pro' });
-    expect(out.key).toMatch(/^sk_[0-9a-f]{64}$/);
+  it(
+    'creates a key with the CLI that works over HTTP, lists it without secrets, and revokes it',
+    async () => {
+      const env = { DATA_DIR: t.dataDir };
+      const created = await runCli(
+        [
+          'keys',
+          'create',
+          '--name',
+          'from-cli',
+          '--template',
+          'standard',
+          '--plan',
+          'pro',
+          '--json',
+        ],
+        env,
+      );
+      expect(created.code).toBe(0);
+      const out = JSON.parse(created.stdout) as {
+        id: string;
+        key: string;
+        scopes: string[];
+        plan: string;
+      };
+      expect(out).toMatchObject({ scopes: ['services:read', 'services:execute'], plan: 'pro' });
+      expect(out.key).toMatch(/^sk_[0-9a-f]{64}$/);
 
-    const call = () =>
-      t.http().post('/api/v1/services/greet').set(bearer(out.key)).send({ name: 'CLI' });
-    expect((await call()).status).toBe(200);
+      const call = () =>
+        t.http().post('/api/v1/services/greet').set(bearer(out.key)).send({ name: 'CLI' });
+      expect((await call()).status).toBe(200);
 
-    const listed = await runCli(['keys', 'list', '--json'], env);
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).not.toContain(out.key);
-    expect(listed.stdout).not.toMatch(/sk_[0-9a-f]{64}/);
-    expect(JSON.parse(listed.stdout)).toContainEqual(
-      expect.objectContaining({ id: out.id, name: 'from-cli', status: 'active' }),
-    );
+      const listed = await runCli(['keys', 'list', '--json'], env);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).not.toContain(out.key);
+      expect(listed.stdout).not.toMatch(/sk_[0-9a-f]{64}/);
+      expect(JSON.parse(listed.stdout)).toContainEqual(
+        expect.objectContaining({ id: out.id, name: 'from-cli', status: 'active' }),
+      );
 
-    const revoked = await runCli(['keys', 'revoke', out.id], env);
-    expect(revoked.code).toBe(0);
-    const after = await call();
-    expect(after.status).toBe(401);
-    expect(after.body).toEqual({ detail: 'Invalid API key' });
-  }, 60_000); // runs the compiled CLI several times
+      const revoked = await runCli(['keys', 'revoke', out.id], env);
+      expect(revoked.code).toBe(0);
+      const after = await call();
+      expect(after.status).toBe(401);
+      expect(after.body).toEqual({ detail: 'Invalid API key' });
+    },
+    CLI_TIMEOUT_MS,
+  ); // runs the compiled CLI several times
 
-  it('refuses bad CLI requests with a message and a non-zero exit', async () => {
-    const env = { DATA_DIR: t.dataDir };
-    const unknown = await runCli(['keys', 'revoke', 'key_nope'], env);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('API key not found');
-    const badScope = await runCli(['keys', 'create', '--name', 'x', '--scopes', 'root'], env);
-    expect(badScope.code).toBe(2);
-    expect(badScope.stderr).toContain('root');
-    const badLimit = await runCli(['keys', 'create', '--name', 'x', '--daily-limit', 'many'], env);
-    expect(badLimit.code).toBe(2);
-    const badTemplate = await runCli(['keys', 'create', '--name', 'x', '--template', 'nope'], env);
-    expect(badTemplate.code).toBe(2);
-    expect(badTemplate.stderr).toContain("Unknown scope template 'nope'");
-    const noName = await runCli(['keys', 'create'], env);
-    expect(noName.code).toBe(2);
-    expect(noName.stderr).toContain("required option '--name <name>' not specified");
-  }, 60_000); // runs the compiled CLI five times
+  it(
+    'refuses bad CLI requests with a message and a non-zero exit',
+    async () => {
+      const env = { DATA_DIR: t.dataDir };
+      const unknown = await runCli(['keys', 'revoke', 'key_nope'], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('API key not found');
+      const badScope = await runCli(['keys', 'create', '--name', 'x', '--scopes', 'root'], env);
+      expect(badScope.code).toBe(2);
+      expect(badScope.stderr).toContain('root');
+      const badLimit = await runCli(
+        ['keys', 'create', '--name', 'x', '--daily-limit', 'many'],
+        env,
+      );
+      expect(badLimit.code).toBe(2);
+      const badTemplate = await runCli(
+        ['keys', 'create', '--name', 'x', '--template', 'nope'],
+        env,
+      );
+      expect(badTemplate.code).toBe(2);
+      expect(badTemplate.stderr).toContain("Unknown scope template 'nope'");
+      const noName = await runCli(['keys', 'create'], env);
+      expect(noName.code).toBe(2);
+      expect(noName.stderr).toContain("required option '--name <name>' not specified");
+    },
+    CLI_TIMEOUT_MS,
+  ); // runs the compiled CLI five times
 
   it('answers --version and --help fast, naming its environment variables', async () => {
     const version = await runCli(['--version'], {});
@@ -251,33 +275,37 @@ describe('the first start and the operator CLI (e2e)', () => {
     expect(create.stdout).toMatch(/--name <name> +a name to recognise the key by \(required\)/);
   });
 
-  it('reads .env in its working directory, the environment winning', async () => {
-    const cwd = tempDataDir();
-    // On the Redis run the store's namespace comes from .env too.
-    const redis = Object.entries(t.env).filter(([name]) => name.startsWith('REDIS_'));
-    writeFileSync(
-      join(cwd, '.env'),
-      [
-        '# a comment',
-        `DATA_DIR=${t.dataDir}`,
-        'DEFAULT_PLAN=pro',
-        ...redis.map(([name, value]) => `${name}=${value}`),
-      ].join('\n'),
-    );
-    const fromFile = await runCli(['keys', 'create', '--name', 'dotenv', '--json'], {}, '', cwd);
-    expect(fromFile.code).toBe(0);
-    // DATA_DIR came from .env: the key works on the running app's store.
-    const created = JSON.parse(fromFile.stdout) as { key: string; plan: string };
-    expect(created.plan).toBe('pro');
-    expect((await t.http().get('/api/v1/auth/me').set(bearer(created.key))).status).toBe(200);
-    const overridden = await runCli(
-      ['keys', 'create', '--name', 'env-wins', '--json'],
-      { DEFAULT_PLAN: 'free' },
-      '',
-      cwd,
-    );
-    expect((JSON.parse(overridden.stdout) as { plan: string }).plan).toBe('free');
-  });
+  it(
+    'reads .env in its working directory, the environment winning',
+    async () => {
+      const cwd = tempDataDir();
+      // On the Redis run the store's namespace comes from .env too.
+      const redis = Object.entries(t.env).filter(([name]) => name.startsWith('REDIS_'));
+      writeFileSync(
+        join(cwd, '.env'),
+        [
+          '# a comment',
+          `DATA_DIR=${t.dataDir}`,
+          'DEFAULT_PLAN=pro',
+          ...redis.map(([name, value]) => `${name}=${value}`),
+        ].join('\n'),
+      );
+      const fromFile = await runCli(['keys', 'create', '--name', 'dotenv', '--json'], {}, '', cwd);
+      expect(fromFile.code).toBe(0);
+      // DATA_DIR came from .env: the key works on the running app's store.
+      const created = JSON.parse(fromFile.stdout) as { key: string; plan: string };
+      expect(created.plan).toBe('pro');
+      expect((await t.http().get('/api/v1/auth/me').set(bearer(created.key))).status).toBe(200);
+      const overridden = await runCli(
+        ['keys', 'create', '--name', 'env-wins', '--json'],
+        { DEFAULT_PLAN: 'free' },
+        '',
+        cwd,
+      );
+      expect((JSON.parse(overridden.stdout) as { plan: string }).plan).toBe('free');
+    },
+    CLI_TIMEOUT_MS,
+  );
 
   it('stops on an invalid variable with one line naming it, exit 1', async () => {
     const res = await runCli(['keys', 'list'], { DATA_DIR: t.dataDir, TRUST_PROXY: 'maybe' });

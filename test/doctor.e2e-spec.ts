@@ -4,7 +4,7 @@ import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { Store } from '../src/store/store';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
-import { runCli } from './support/cli';
+import { runCli, CLI_TIMEOUT_MS } from './support/cli';
 import { HangingCheckModule } from './support/hanging-check.module';
 import { makeReadOnly } from './support/read-only';
 
@@ -181,28 +181,34 @@ describe('doctor thresholds, hangs and a broken store (e2e)', () => {
 });
 
 describe('doctor on the CLI (e2e)', () => {
-  it('reports no usable key as not passing and exits 1 when a check fails', async () => {
-    const t = await startApp();
-    const env = { DATA_DIR: t.dataDir };
-    let keys: { id: string }[];
-    try {
-      keys = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as { id: string }[];
-    } finally {
-      await t.close();
-    }
-    for (const k of keys) expect((await runCli(['keys', 'revoke', k.id], env)).code).toBe(0);
-    const ok = await runCli(['doctor', '--json'], env);
-    expect(ok.code).toBe(0);
-    const report = JSON.parse(ok.stdout) as { checks: Check[]; has_failures: boolean };
-    expect(byName(report.checks, 'api_keys')).toMatchObject({ status: 'warn' });
-    expect(byName(report.checks, 'api_keys').message).toMatch(
-      /No active API key has the scope services:execute/,
-    );
+  it(
+    'reports no usable key as not passing and exits 1 when a check fails',
+    async () => {
+      const t = await startApp();
+      const env = { DATA_DIR: t.dataDir };
+      let keys: { id: string }[];
+      try {
+        keys = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as {
+          id: string;
+        }[];
+      } finally {
+        await t.close();
+      }
+      for (const k of keys) expect((await runCli(['keys', 'revoke', k.id], env)).code).toBe(0);
+      const ok = await runCli(['doctor', '--json'], env);
+      expect(ok.code).toBe(0);
+      const report = JSON.parse(ok.stdout) as { checks: Check[]; has_failures: boolean };
+      expect(byName(report.checks, 'api_keys')).toMatchObject({ status: 'warn' });
+      expect(byName(report.checks, 'api_keys').message).toMatch(
+        /No active API key has the scope services:execute/,
+      );
 
-    const failing = await runCli(['doctor'], { ...env, DOCTOR_DISK_FAIL_MB: String(1e12) });
-    expect(failing.code).toBe(1);
-    expect(failing.stdout).toMatch(/^FAIL\s+disk_space/m);
-  }, 60_000); // runs the compiled CLI several times
+      const failing = await runCli(['doctor'], { ...env, DOCTOR_DISK_FAIL_MB: String(1e12) });
+      expect(failing.code).toBe(1);
+      expect(failing.stdout).toMatch(/^FAIL\s+disk_space/m);
+    },
+    CLI_TIMEOUT_MS,
+  ); // runs the compiled CLI several times
 });
 
 describe('doctor configuration checks (e2e)', () => {

@@ -3,7 +3,7 @@ import { KeyStore } from '../src/store/keys/key.store';
 import { CLI_ACTOR } from '../src/audit/audit.context';
 import { AuditService } from '../src/audit/audit.service';
 import { bearer, startApp, TestApp } from './support/app';
-import { runCli } from './support/cli';
+import { runCli, CLI_TIMEOUT_MS } from './support/cli';
 
 /** A name a red team tried: it clears the screen and retitles the terminal of whoever lists keys. */
 const CLEAR_AND_RETITLE = '\u001b[2J\u001b]0;pwned\u0007';
@@ -96,26 +96,30 @@ describe('key names are text, not terminal commands (e2e)', () => {
     }
   });
 
-  it('refuses the same names through the CLI (exit 2), storing nothing', async () => {
-    const { id } = await t.createKeyWithId({ name: 'cli-kept' });
-    const before = await names();
-    const [created, updated, empty, long] = await Promise.all([
-      runCli(['keys', 'create', '--name', CLEAR_AND_RETITLE], env),
-      runCli(['keys', 'update', id, '--name', 'two\nlines'], env),
-      runCli(['keys', 'create', '--name', ''], env),
-      runCli(['keys', 'create', '--name', 'x'.repeat(201)], env),
-    ]);
-    expect([created.code, updated.code, empty.code, long.code]).toEqual([2, 2, 2, 2]);
-    expect(created.stderr).toBe(
-      'error: Invalid name: Control characters, bidi controls and lone surrogates are not allowed (found U+001B)\n',
-    );
-    expect(updated.stderr).toContain('Invalid name: Control characters');
-    expect(updated.stderr).toContain('(found U+000A)');
-    expect(empty.stderr).toBe('error: Invalid name: String should have at least 1 character\n');
-    expect(long.stderr).toBe('error: Invalid name: String should have at most 200 characters\n');
-    expect(created.stdout + updated.stdout).toBe('');
-    expect(await names()).toEqual(before);
-  }, 60_000); // runs the compiled CLI four times
+  it(
+    'refuses the same names through the CLI (exit 2), storing nothing',
+    async () => {
+      const { id } = await t.createKeyWithId({ name: 'cli-kept' });
+      const before = await names();
+      const [created, updated, empty, long] = await Promise.all([
+        runCli(['keys', 'create', '--name', CLEAR_AND_RETITLE], env),
+        runCli(['keys', 'update', id, '--name', 'two\nlines'], env),
+        runCli(['keys', 'create', '--name', ''], env),
+        runCli(['keys', 'create', '--name', 'x'.repeat(201)], env),
+      ]);
+      expect([created.code, updated.code, empty.code, long.code]).toEqual([2, 2, 2, 2]);
+      expect(created.stderr).toBe(
+        'error: Invalid name: Control characters, bidi controls and lone surrogates are not allowed (found U+001B)\n',
+      );
+      expect(updated.stderr).toContain('Invalid name: Control characters');
+      expect(updated.stderr).toContain('(found U+000A)');
+      expect(empty.stderr).toBe('error: Invalid name: String should have at least 1 character\n');
+      expect(long.stderr).toBe('error: Invalid name: String should have at most 200 characters\n');
+      expect(created.stdout + updated.stdout).toBe('');
+      expect(await names()).toEqual(before);
+    },
+    CLI_TIMEOUT_MS,
+  ); // runs the compiled CLI four times
 
   describe('the CLI prints what is stored escaped', () => {
     let id: string;
@@ -140,59 +144,68 @@ describe('key names are text, not terminal commands (e2e)', () => {
     /** The output's own tabs and line ends apart, nothing a terminal would act on. */
     const inert = (text: string) => expect(text).not.toMatch(UNSAFE);
 
-    it('keys list, show, update, rotate and usage: as text, one row a key', async () => {
-      const [list, show, update, rotate, usage] = await Promise.all([
-        runCli(['keys', 'list'], env),
-        runCli(['keys', 'show', id], env),
-        runCli(['keys', 'update', id, '--rate-limit', '9'], env),
-        runCli(['keys', 'rotate', id], env),
-        runCli(['keys', 'usage', id], env),
-      ]);
-      for (const run of [list, show, update, rotate, usage]) {
-        expect(run.code).toBe(0);
-        inert(run.stdout);
-      }
-      const row = list.stdout.split('\n').find((line) => line.startsWith(`${id}\t`));
-      expect(row?.split('\t')).toEqual([
-        id,
-        expect.stringMatching(/^sk_[0-9a-f]{8}\.\.\.$/),
-        'active',
-        'free',
-        'services:read,services:execute',
-        shown,
-      ]);
-      expect(list.stdout).not.toContain('key_0000000000000000\t');
-      expect(show.stdout).toContain(`${id} (${shown}): active\n`);
-      expect(update.stdout).toContain(`${id} (${shown}): active\n`);
-    }, 60_000); // runs the compiled CLI five times
+    it(
+      'keys list, show, update, rotate and usage: as text, one row a key',
+      async () => {
+        const [list, show, update, rotate, usage] = await Promise.all([
+          runCli(['keys', 'list'], env),
+          runCli(['keys', 'show', id], env),
+          runCli(['keys', 'update', id, '--rate-limit', '9'], env),
+          runCli(['keys', 'rotate', id], env),
+          runCli(['keys', 'usage', id], env),
+        ]);
+        for (const run of [list, show, update, rotate, usage]) {
+          expect(run.code).toBe(0);
+          inert(run.stdout);
+        }
+        const row = list.stdout.split('\n').find((line) => line.startsWith(`${id}\t`));
+        expect(row?.split('\t')).toEqual([
+          id,
+          expect.stringMatching(/^sk_[0-9a-f]{8}\.\.\.$/),
+          'active',
+          'free',
+          'services:read,services:execute',
+          shown,
+        ]);
+        expect(list.stdout).not.toContain('key_0000000000000000\t');
+        expect(show.stdout).toContain(`${id} (${shown}): active\n`);
+        expect(update.stdout).toContain(`${id} (${shown}): active\n`);
+      },
+      CLI_TIMEOUT_MS,
+    ); // runs the compiled CLI five times
 
-    it('keys show --json and audit: JSON that reads back the stored name, and text escaped', async () => {
-      const [json, list, audit, auditJson] = await Promise.all([
-        runCli(['keys', 'show', id, '--json'], env),
-        runCli(['keys', 'list', '--json'], env),
-        runCli(['audit', '--limit', '5'], env),
-        runCli(['audit', '--limit', '5', '--json'], env),
-      ]);
-      for (const run of [json, list, audit, auditJson]) {
-        expect(run.code).toBe(0);
-        inert(run.stdout);
-      }
-      expect(JSON.parse(json.stdout)).toMatchObject({ id, name: stored });
-      expect(
-        (JSON.parse(list.stdout) as { id: string; name: string }[]).find((k) => k.id === id),
-      ).toMatchObject({ name: stored });
-      const entries = (JSON.parse(auditJson.stdout) as { entries: { details: unknown }[] }).entries;
-      expect(entries.map((e) => e.details)).toContainEqual({
-        name: { from: 'renamed-below', to: stored },
-        source: 'cli',
-      });
-      expect(
-        audit.stdout
-          .split('\n')
-          .filter(Boolean)
-          .every((l) => l.split('\t').length === 6),
-      ).toBe(true);
-    }, 60_000); // runs the compiled CLI four times
+    it(
+      'keys show --json and audit: JSON that reads back the stored name, and text escaped',
+      async () => {
+        const [json, list, audit, auditJson] = await Promise.all([
+          runCli(['keys', 'show', id, '--json'], env),
+          runCli(['keys', 'list', '--json'], env),
+          runCli(['audit', '--limit', '5'], env),
+          runCli(['audit', '--limit', '5', '--json'], env),
+        ]);
+        for (const run of [json, list, audit, auditJson]) {
+          expect(run.code).toBe(0);
+          inert(run.stdout);
+        }
+        expect(JSON.parse(json.stdout)).toMatchObject({ id, name: stored });
+        expect(
+          (JSON.parse(list.stdout) as { id: string; name: string }[]).find((k) => k.id === id),
+        ).toMatchObject({ name: stored });
+        const entries = (JSON.parse(auditJson.stdout) as { entries: { details: unknown }[] })
+          .entries;
+        expect(entries.map((e) => e.details)).toContainEqual({
+          name: { from: 'renamed-below', to: stored },
+          source: 'cli',
+        });
+        expect(
+          audit.stdout
+            .split('\n')
+            .filter(Boolean)
+            .every((l) => l.split('\t').length === 6),
+        ).toBe(true);
+      },
+      CLI_TIMEOUT_MS,
+    ); // runs the compiled CLI four times
 
     it('doctor: a stored override is shown escaped', async () => {
       await t.app

@@ -1,7 +1,9 @@
 import { bearer, startApp, TestApp } from './support/app';
-import { runCli } from './support/cli';
+import { CLI_TIMEOUT_MS, runCli } from './support/cli';
 
 describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
+  // Each test runs the compiled CLI several times.
+  jest.setTimeout(CLI_TIMEOUT_MS);
   let t: TestApp;
   let env: Record<string, string>;
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KNOWN_SCOPES, SCOPE_TEMPLATES, WILDCARD_SCOPES } from '../src/auth/scopes';
 import { bearer, startApp, TestApp } from './support/app';
-import { runCli } from './support/cli';
+import { runCli, CLI_TIMEOUT_MS } from './support/cli';
 
 const ROOT = join(__dirname, '..');
 const ALL_SCOPES = [...KNOWN_SCOPES, ...WILDCARD_SCOPES];
@@ -92,30 +92,38 @@ describe("a newcomer's path (e2e)", () => {
     );
   });
 
-  it('answers an unknown scope with the valid scopes and templates, over the CLI (exit 2) and REST (400)', async () => {
-    const cli = await runCli(['keys', 'create', '--name', 'x', '--scopes', 'greet'], {
-      DATA_DIR: t.dataDir,
-    });
-    expect(cli.code).toBe(2);
-    expect(cli.stderr).toBe(`error: Unknown scope 'greet'; ${VALID}\n`);
+  it(
+    'answers an unknown scope with the valid scopes and templates, over the CLI (exit 2) and REST (400)',
+    async () => {
+      const cli = await runCli(['keys', 'create', '--name', 'x', '--scopes', 'greet'], {
+        DATA_DIR: t.dataDir,
+      });
+      expect(cli.code).toBe(2);
+      expect(cli.stderr).toBe(`error: Unknown scope 'greet'; ${VALID}\n`);
 
-    const rest = await t
-      .http()
-      .post('/api/v1/auth/api-keys')
-      .set(bearer(t.adminKey))
-      .send({ name: 'x', scopes: ['services:read', 'greet', 'config_set'] });
-    expect(rest.status).toBe(400);
-    expect(rest.body).toEqual({
-      detail: [
-        { loc: ['body', 'scopes', 1], msg: `Unknown scope 'greet'; ${VALID}`, type: 'value_error' },
-        {
-          loc: ['body', 'scopes', 2],
-          msg: `Unknown scope 'config_set'; ${VALID}`,
-          type: 'value_error',
-        },
-      ],
-    });
-  }, 30_000);
+      const rest = await t
+        .http()
+        .post('/api/v1/auth/api-keys')
+        .set(bearer(t.adminKey))
+        .send({ name: 'x', scopes: ['services:read', 'greet', 'config_set'] });
+      expect(rest.status).toBe(400);
+      expect(rest.body).toEqual({
+        detail: [
+          {
+            loc: ['body', 'scopes', 1],
+            msg: `Unknown scope 'greet'; ${VALID}`,
+            type: 'value_error',
+          },
+          {
+            loc: ['body', 'scopes', 2],
+            msg: `Unknown scope 'config_set'; ${VALID}`,
+            type: 'value_error',
+          },
+        ],
+      });
+    },
+    CLI_TIMEOUT_MS,
+  );
 });
 
 function escape(text: string): string {

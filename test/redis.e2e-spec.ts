@@ -11,7 +11,7 @@ import { openStore } from '../src/store/store.module';
 import { LogControl } from '../src/logging/log-control';
 import { REDIS_CLIENT, RedisClient } from '../src/store/redis/redis.connection';
 import { bearer, startApp, tempDataDir, TestApp } from './support/app';
-import { runCli } from './support/cli';
+import { runCli, CLI_TIMEOUT_MS } from './support/cli';
 import { RedisServer, usingSharedRedis } from './support/redis';
 
 /** Polls until the check holds; fails after a bounded wait instead of hanging. */
@@ -339,23 +339,27 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     expect((await usage(b, key)).used).toBe(20);
   });
 
-  it('creates through the CLI a key both instances accept', async () => {
-    const created = await runCli(
-      ['keys', 'create', '--json', '--name', 'from-cli', '--template', 'standard'],
-      { REDIS_URL: redis.url, REDIS_KEY_PREFIX: PREFIX, DATA_DIR: tempDataDir() },
-    );
-    expect(created.stderr).toBe('');
-    expect(created.code).toBe(0);
-    const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
-    expect((await greet(a, key)).status).toBe(200);
-    expect((await greet(b, key)).status).toBe(200);
-    const listed = await runCli(['keys', 'list', '--json'], {
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: PREFIX,
-      DATA_DIR: tempDataDir(),
-    });
-    expect((JSON.parse(listed.stdout) as { id: string }[]).map((k) => k.id)).toContain(id);
-  }, 60_000); // runs the compiled CLI several times
+  it(
+    'creates through the CLI a key both instances accept',
+    async () => {
+      const created = await runCli(
+        ['keys', 'create', '--json', '--name', 'from-cli', '--template', 'standard'],
+        { REDIS_URL: redis.url, REDIS_KEY_PREFIX: PREFIX, DATA_DIR: tempDataDir() },
+      );
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
+      expect((await greet(a, key)).status).toBe(200);
+      expect((await greet(b, key)).status).toBe(200);
+      const listed = await runCli(['keys', 'list', '--json'], {
+        REDIS_URL: redis.url,
+        REDIS_KEY_PREFIX: PREFIX,
+        DATA_DIR: tempDataDir(),
+      });
+      expect((JSON.parse(listed.stdout) as { id: string }[]).map((k) => k.id)).toContain(id);
+    },
+    CLI_TIMEOUT_MS,
+  ); // runs the compiled CLI several times
 
   it('creates one initial key when two stores race on an empty Redis', async () => {
     const settings = loadSettings({

@@ -12,6 +12,13 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The time a test that runs the compiled CLI several times may take: each run is a process of its
+ * own (Nest's modules, the store), about a second apiece on a busy machine, and several seconds on
+ * one loaded by other work; more than the suite's 30 s may pass.
+ */
+export const CLI_TIMEOUT_MS = 120_000;
+
 /** The compiled CLI, as `npm run cli` runs it; test/support/build.global-setup.ts builds it. */
 export const CLI = join(ROOT, 'dist', 'cli.js');
 
