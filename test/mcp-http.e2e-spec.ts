@@ -112,7 +112,8 @@ describe('MCP over HTTP (e2e)', () => {
   it('answers a body that is not JSON-RPC with a JSON-RPC error, not a crash', async () => {
     const res = await post().set(bearer(standard)).send({ hello: 'world' });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+    // Valid JSON that is no JSON-RPC message: an invalid request (the SDK 2.x entry's answer).
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
     const empty = await t
       .http()
       .post('/mcp')

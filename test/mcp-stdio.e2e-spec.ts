@@ -46,7 +46,8 @@ describe('MCP over stdio (e2e)', () => {
           .get(ToolRegistry)
           .list()
           .map((r) => r.name)
-          .filter((name) => name !== 'fail'),
+          .filter((name) => name !== 'fail')
+          .sort(),
       );
       const result = await client.callTool({
         name: 'greet',

@@ -13,8 +13,13 @@ import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pi
 import { AnswerFacts, Call, callerOf } from './call';
 import { InvocationPipeline } from './invocation.pipeline';
 
-/** Who calls a tool over MCP: what its transport knows of the call, the tool and its arguments aside. */
-export type ToolCaller = Omit<Call, 'scopes' | 'tool' | 'bearerErrorCodes' | 'body'>;
+/**
+ * Who calls a tool over MCP: what its transport knows of the call, the tool and its arguments
+ * aside; and, when the transport writes the answer's headers, where to hand them once known.
+ */
+export type ToolCaller = Omit<Call, 'scopes' | 'tool' | 'bearerErrorCodes' | 'body'> & {
+  onAnswer?: (answer: AnswerFacts) => void;
+};
 
 /**
  * The runtime of a tool call, one for every transport: the pipeline's steps (authentication,
@@ -76,15 +81,17 @@ export class ToolInvoker extends ToolRunner {
    * REST would replay it.
    */
   async invoke(caller: ToolCaller, tool: RegisteredTool, args: unknown): Promise<unknown> {
+    const { onAnswer, ...known } = caller;
+    const answer: AnswerFacts = { headers: {} };
     try {
       const call: Call = {
-        ...caller,
+        ...known,
         scopes: [TOOL_SCOPE],
         tool: tool.name,
         bearerErrorCodes: false,
         body: args ?? {},
       };
-      const body = await this.run(call, tool, args).catch(replayed);
+      const body = await this.run(call, tool, args, answer).catch(replayed);
       this.metrics?.observeToolCall(tool.name, 200);
       return body;
     } catch (error) {
@@ -93,6 +100,8 @@ export class ToolInvoker extends ToolRunner {
       if (status === 429) this.metrics?.observeRateLimited('key');
       this.metrics?.observeToolCall(tool.name, status);
       throw error;
+    } finally {
+      onAnswer?.(answer);
     }
   }
 

@@ -3,11 +3,13 @@ import { isPlainObject } from '../validation/validation.pipe';
 /** At most this many entries in a message's `_meta`: what a client can make every step read is bounded. */
 export const MAX_META_ENTRIES = 64;
 
-/** A JSON-RPC error the /mcp POST answers itself, before any message runs: HTTP 400. */
+/** A JSON-RPC error the /mcp POST answers itself, before any message runs. */
 export interface MessageRefusal {
   id: string | number | null;
   code: number;
   message: string;
+  /** HTTP 400, unless the error is answered in-band (200), as the SDK answers a request's own. */
+  status?: 200;
 }
 
 /** The messages of a POST: a batch's elements, or the one message. */
@@ -59,6 +61,32 @@ function holdsMoreThan(object: object, limit: number): boolean {
     if (Object.hasOwn(object, key) && ++entries > limit) return true;
   }
   return false;
+}
+
+/**
+ * A POST of one 2025 `initialize` whose params are not what the handshake needs: -32602 in-band,
+ * as a malformed tools/call gets from the SDK (whose entry answers this one -32603, an internal
+ * error, for what is the client's mistake).
+ */
+export function malformedInitialize(body: unknown): MessageRefusal | undefined {
+  if (!isPlainObject(body) || body.method !== 'initialize') return;
+  const id = body.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return;
+  const params = body.params;
+  const wellFormed =
+    isPlainObject(params) &&
+    typeof params.protocolVersion === 'string' &&
+    isPlainObject(params.capabilities) &&
+    isPlainObject(params.clientInfo) &&
+    typeof params.clientInfo.name === 'string' &&
+    typeof params.clientInfo.version === 'string';
+  if (wellFormed) return;
+  return {
+    id,
+    code: -32602,
+    message: 'Invalid initialize request: params need protocolVersion, capabilities and clientInfo',
+    status: 200,
+  };
 }
 
 /** The body of a refusal: a JSON-RPC error response. */

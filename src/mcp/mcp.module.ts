@@ -2,19 +2,23 @@ import { Module } from '@nestjs/common';
 import { InvocationModule } from '../invocation/invocation.module';
 import { LimitsModule } from '../limits/limits.module';
 import { McpController } from './mcp.controller';
+import { McpHttpEntry } from './mcp.http';
+import { McpLeanPath } from './mcp.lean';
 import { McpServerFactory } from './mcp.server';
+import { McpTools } from './mcp.tools';
 
 /** The MCP server over the tool registry and the ToolInvoker, for any transport (HTTP or stdio). */
 @Module({
   imports: [InvocationModule],
-  providers: [McpServerFactory],
-  exports: [McpServerFactory, InvocationModule],
+  providers: [McpTools, McpServerFactory],
+  exports: [McpServerFactory, McpTools, InvocationModule],
 })
 export class McpCoreModule {}
 
 /** `POST /mcp`: MCP over Streamable HTTP (its Origin check is at the front door: mcp-origin.ts). */
 @Module({
   imports: [McpCoreModule, LimitsModule],
+  providers: [McpHttpEntry, McpLeanPath],
   controllers: [McpController],
 })
 export class McpModule {}

@@ -1,5 +1,5 @@
-import { HttpException, INestApplicationContext } from '@nestjs/common';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { HttpException, INestApplicationContext, Logger } from '@nestjs/common';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Readable, Writable } from 'node:stream';
 import { INSUFFICIENT_PERMISSIONS } from '../auth/auth.errors';
 import { InvocationPipeline } from '../invocation/invocation.pipeline';
@@ -10,19 +10,21 @@ import { McpServerFactory } from './mcp.server';
 /** Why the stdio server would not start: printed on stderr by the CLI. */
 export class McpStdioRefused extends Error {}
 
-/** Stops the server when the client closes stdin or the process is told to stop; returns the unhook. */
-function untilClosed(stdin: Readable, stop: () => Promise<void>): () => void {
-  const onEnd = () => {
-    stop().catch(() => undefined);
-  };
-  stdin.once('end', onEnd);
-  process.once('SIGINT', onEnd);
-  process.once('SIGTERM', onEnd);
-  return () => {
-    stdin.off('end', onEnd);
-    process.off('SIGINT', onEnd);
-    process.off('SIGTERM', onEnd);
-  };
+/** Resolves when the client closes stdin or the process is told to stop. */
+function untilClosed(stdin: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stdin.off('end', done);
+      stdin.off('close', done);
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    stdin.once('end', done);
+    stdin.once('close', done);
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
 }
 
 /** The stdio caller: its key as a bearer value, checked by the pipeline on every call. */
@@ -65,13 +67,17 @@ export async function serveMcpOverStdio(
   stdout: Writable = process.stdout,
 ): Promise<void> {
   await admit(app, token);
-  const server = app.get(McpServerFactory).create(stdioCaller(token));
-  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
-  const release = untilClosed(stdin, () => server.close());
+  const servers = app.get(McpServerFactory);
+  const logger = new Logger('Mcp');
+  // The SDK's stdio entry: the opening message pins the era (2026-07-28 after `server/discover`,
+  // or the 2025 handshake) and one server from the factory serves the connection.
+  const handle = serveStdio(() => servers.create(() => stdioCaller(token)), {
+    transport: new StdioServerTransport(stdin, stdout),
+    onerror: (error) => logger.warn(`MCP over stdio: ${error.message}`),
+  });
   try {
-    await server.connect(new StdioServerTransport(stdin, stdout));
-    await closed;
+    await untilClosed(stdin);
   } finally {
-    release();
+    await handle.close();
   }
 }

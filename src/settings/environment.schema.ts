@@ -180,6 +180,19 @@ const redisKeyPrefix = z
     return prefix;
   });
 
+/** `true` or `false` (any case), or the fallback when unset. */
+function flag(fallback: boolean) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (unset(raw)) return fallback;
+      const value = raw.trim().toLowerCase();
+      if (value === 'true' || value === 'false') return value === 'true';
+      return refuse(ctx, `must be true or false, got '${raw}'`);
+    });
+}
+
 const text = z
   .string()
   .optional()
@@ -227,6 +240,7 @@ export const EnvironmentSchema = z.looseObject({
   MCP_ALLOWED_ORIGINS: origins,
   CORS_ORIGINS: origins,
   HTTP_ADAPTER: httpAdapter,
+  MCP_LEAN_PATH: flag(true),
 });
 
 export type ParsedEnvironment = z.output<typeof EnvironmentSchema>;

@@ -63,6 +63,11 @@ export interface Settings {
   mcpAllowedOrigins: string[];
   /** Browser origins allowed to call the API (CORS); `*` allows any; none by default. */
   corsOrigins: string[];
+  /**
+   * MCP's hot messages answered by the lean path in front of the SDK's entry (MCP_LEAN_PATH);
+   * false sends every request to the SDK (the same answers, slower).
+   */
+  mcpLeanPath: boolean;
   /** The HTTP framework under Nest (HTTP_ADAPTER): the same contract on either. */
   httpAdapter: 'express' | 'fastify';
   version: string;
@@ -223,6 +228,7 @@ export function loadSettings(env: Environment): Settings {
     mcpAllowedOrigins: parsed.MCP_ALLOWED_ORIGINS,
     corsOrigins: parsed.CORS_ORIGINS,
     httpAdapter: parsed.HTTP_ADAPTER,
+    mcpLeanPath: parsed.MCP_LEAN_PATH,
     version: packageVersion(),
   };
 }
