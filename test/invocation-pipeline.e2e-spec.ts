@@ -1,10 +1,9 @@
 import { Injectable, Module } from '@nestjs/common';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AddressInfo, Server } from 'node:net';
 import { ApiError } from '../src/errors/api-error';
 import { Call, Decisions, InvocationStep, PipelineStep, STEP_ORDER } from '../src/invocation/call';
 import { bearer, startApp, TestApp } from './support/app';
+import { connectHttp, textOf } from './support/mcp-clients';
 import { startStdioMcp } from './support/stdio-mcp';
 
 const REFUSAL = 'Refused by the test step: greet is closed to this key';
@@ -25,9 +24,6 @@ class ClosedGreetStep implements InvocationStep {
 
 @Module({ providers: [ClosedGreetStep] })
 class ClosedGreetModule {}
-
-type CallResult = Awaited<ReturnType<Client['callTool']>>;
-const textOf = (result: CallResult) => (result.content as { text: string }[])[0].text;
 
 describe('one invocation pipeline for REST and MCP (e2e)', () => {
   let t: TestApp;
@@ -72,55 +68,59 @@ describe('one invocation pipeline for REST and MCP (e2e)', () => {
     expect(config.status).toBe(200);
   });
 
-  it('blocks the same call over MCP on HTTP', async () => {
-    const { closed } = await keys();
-    const port = await new Promise<number>((resolve) => {
-      const server = t.app.getHttpServer() as unknown as Server;
-      if (server.listening) resolve((server.address() as AddressInfo).port);
-      else server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-    });
-    const client = new Client({ name: 'e2e-pipeline', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
-        requestInit: { headers: bearer(closed.key) },
-      }),
-    );
-    try {
-      const refused = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
-      expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toBe(REFUSAL);
-      const config = await client.callTool({ name: 'config_get', arguments: { key: 'server' } });
-      expect(config.isError).toBeFalsy();
-    } finally {
-      await client.close();
-    }
-  });
+  it.each(['v1', 'modern'] as const)(
+    'blocks the same call over MCP on HTTP (%s client)',
+    async (kind) => {
+      const { closed } = await keys();
+      const port = await new Promise<number>((resolve) => {
+        const server = t.app.getHttpServer() as unknown as Server;
+        if (server.listening) resolve((server.address() as AddressInfo).port);
+        else server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+      });
+      const client = await connectHttp(kind, new URL(`http://127.0.0.1:${port}/mcp`), closed.key);
+      try {
+        if (kind === 'modern') expect(client.version).toBe('2026-07-28');
+        const refused = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toBe(REFUSAL);
+        const config = await client.callTool({ name: 'config_get', arguments: { key: 'server' } });
+        expect(config.isError).toBeFalsy();
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
-  it('blocks the same call over MCP on stdio, served in-process', async () => {
-    const { closed, open } = await keys();
-    const stdio = await startStdioMcp({
-      dataDir: t.dataDir,
-      key: closed.key,
-      imports: [ClosedGreetModule],
-    });
-    try {
-      const refused = await stdio.client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
-      expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toBe(REFUSAL);
-    } finally {
-      await stdio.close();
-    }
-    const allowed = await startStdioMcp({
-      dataDir: t.dataDir,
-      key: open,
-      imports: [ClosedGreetModule],
-    });
-    try {
-      const ok = await allowed.client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
-      expect(ok.isError).toBeFalsy();
-      expect(ok.structuredContent).toEqual({ message: 'Hello, Ada!', times: 1 });
-    } finally {
-      await allowed.close();
-    }
-  });
+  it.each(['v1', 'modern'] as const)(
+    'blocks the same call over MCP on stdio, served in-process (%s client)',
+    async (kind) => {
+      const { closed, open } = await keys();
+      const stdio = await startStdioMcp({
+        dataDir: t.dataDir,
+        key: closed.key,
+        imports: [ClosedGreetModule],
+        client: kind,
+      });
+      try {
+        const refused = await stdio.client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toBe(REFUSAL);
+      } finally {
+        await stdio.close();
+      }
+      const allowed = await startStdioMcp({
+        dataDir: t.dataDir,
+        key: open,
+        imports: [ClosedGreetModule],
+        client: kind,
+      });
+      try {
+        const ok = await allowed.client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+        expect(ok.isError).toBeFalsy();
+        expect(ok.structuredContent).toEqual({ message: 'Hello, Ada!', times: 1 });
+      } finally {
+        await allowed.close();
+      }
+    },
+  );
 });

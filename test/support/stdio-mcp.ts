@@ -1,4 +1,5 @@
 import type { INestApplicationContext, Type } from '@nestjs/common';
+import { Client as Client2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -46,8 +47,11 @@ class StreamClientTransport implements Transport {
   }
 }
 
+/** The client end, with the face both SDKs' clients share for what the tests ask. */
+export type StdioClient = Pick<Client, 'callTool' | 'listTools' | 'close'>;
+
 export interface StdioMcp {
-  client: Client;
+  client: StdioClient;
   logs: LogCapture;
   /** Ends the session and closes the application context. */
   close(): Promise<void>;
@@ -63,6 +67,8 @@ export async function startStdioMcp(options: {
   env?: Record<string, string>;
   imports?: Type[];
   tools?: Type[];
+  /** The 1.x SDK's client (2025, the default) or the 2.x client pinned to 2026-07-28. */
+  client?: 'v1' | 'modern';
 }): Promise<StdioMcp> {
   __resetOutOfContextForTests();
   const logs = new LogCapture();
@@ -78,7 +84,13 @@ export async function startStdioMcp(options: {
   const toServer = new PassThrough();
   const fromServer = new PassThrough();
   const serving = serveMcpOverStdio(app, options.key, toServer, fromServer);
-  const client = new Client({ name: 'e2e-stdio-in-process', version: '1.0.0' });
+  const client: StdioClient & { connect(transport: StreamClientTransport): Promise<void> } =
+    options.client === 'modern'
+      ? (new Client2(
+          { name: 'e2e-stdio-in-process', version: '1.0.0' },
+          { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+        ) as unknown as StdioClient & { connect(transport: StreamClientTransport): Promise<void> })
+      : new Client({ name: 'e2e-stdio-in-process', version: '1.0.0' });
   try {
     await client.connect(new StreamClientTransport(toServer, fromServer));
   } catch (error) {
