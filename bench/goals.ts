@@ -27,6 +27,8 @@ function adapterDoubt(r: Result): string | undefined {
 /** Why a result's figures are not those of the request it stands for: refusals, errors in a 200. */
 export function failure(r: Result): string | undefined {
   if (r.sample?.failure) return `${r.id} ${r.sample.failure}`;
+  if (r.exited) return `${r.id} ${r.exited} during the rounds`;
+  if (r.errors > 0) return `${r.id}: ${r.errors} connection errors or timeouts`;
   if (r.non2xx > 0) {
     const statuses = Object.entries(r.statuses)
       .filter(([s]) => !s.startsWith('2'))

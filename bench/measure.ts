@@ -37,6 +37,8 @@ export interface Running {
   stderrTail: string[];
   /** The start-up log line that says where it listens (service targets). */
   listeningLine?: string;
+  /** How the process ended, once it has: before the bench stops it, the target is lost. */
+  exited?: string;
 }
 
 /** One answer read after the warm-up: its status, the start of its body, why it fails if it does. */
@@ -71,6 +73,8 @@ export interface Result {
   coldStartMs: number;
   rssRestMb: number;
   rssAfterMb: number;
+  /** The process ended before the rounds did (killed from outside, crashed). */
+  exited?: string;
   stall?: Load & { loopMaxMs?: number; gcOver10ms?: number; gcOver100ms?: number };
   soak?: {
     requests: number;
@@ -175,6 +179,9 @@ export async function start(target: Target): Promise<Running> {
     running.listeningLine ??= running.stdoutTail.find((l) => l.includes('Listening on'));
   });
   child.stderr?.on('data', (d: Buffer) => keepTail(running.stderrTail, d));
+  child.once('exit', (code, signal) => {
+    running.exited = signal ? `killed by ${signal}` : `exited with code ${code}`;
+  });
   const deadline = startedAt + 30_000;
   let answered = false;
   while (performance.now() < deadline) {
@@ -335,5 +342,6 @@ export function summarise(r: Running, rounds: Load[], s: Sample, rssAfterMb: num
     coldStartMs: r.coldStartMs,
     rssRestMb: r.rssRestMb,
     rssAfterMb,
+    exited: r.exited,
   };
 }

@@ -62,7 +62,7 @@ export function report(
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...results.map(
       (r) =>
-        `| ${r.id}: ${r.label} | ${adapterCell(r)} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.max} | ${r.over100} | ${r.non2xx} | ${r.errors} | ${r.coldStartMs} | ${r.rssRestMb} → ${r.rssAfterMb} |`,
+        `| ${r.id}: ${r.label} | ${adapterCell(r)} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.max} | ${r.over100} | ${r.non2xx} | ${r.errors} | ${r.coldStartMs} | ${r.rssRestMb} → ${Number.isNaN(r.rssAfterMb) ? `– (${r.exited ?? 'gone'})` : r.rssAfterMb} |`,
     ),
   ];
   const samples = sampleLines(results);

@@ -201,7 +201,7 @@ async function main(): Promise<void> {
     const lost: string[] = [];
     for (const [i, r] of running.entries()) {
       const p = r.target.pipeline;
-      if (!p || p.base || samples.get(r)!.failure) continue;
+      if (!p || p.base || samples.get(r)!.failure || r.exited) continue;
       try {
         if (s.STALL_DURATION > 0) {
           m.log(`  long run ${r.target.id} (${s.STALL_DURATION} s)`);
@@ -213,8 +213,10 @@ async function main(): Promise<void> {
         }
       } catch (error) {
         // a target that died in its long run or soak: reported, the others still run
-        lost.push(`${r.target.id}: long run or soak failed: ${(error as Error).message}`);
-        m.log(`  ${lost[lost.length - 1]}\n${r.stderrTail.slice(-5).join('\n')}`);
+        const how = r.exited ? `; the process ${r.exited}` : '';
+        lost.push(`${r.target.id}: long run or soak failed: ${(error as Error).message}${how}`);
+        m.log(`  ${lost[lost.length - 1]}`);
+        if (r.stderrTail.length) m.log(r.stderrTail.slice(-5).join('\n'));
       }
     }
     const goalList = goals(
@@ -222,7 +224,10 @@ async function main(): Promise<void> {
       Object.fromEntries(Object.entries(skipped).map(([id, why]) => [id, `${id} ${why}`])),
     );
     const abPairs = pairs(results);
-    const notes = [...skipNotes(skipped), ...lost];
+    const gone = results
+      .filter((x) => x.exited)
+      .map((x) => `${x.id} ${x.exited} during the rounds: its goals are n/a`);
+    const notes = [...skipNotes(skipped), ...gone, ...lost];
     const out = {
       startedAt,
       finishedAt: new Date().toISOString(),
