@@ -93,9 +93,15 @@ export class McpServerFactory {
       { name: 'tool-invocation-service', version: this.settings.version },
       { capabilities: { tools: {} } },
     );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: this.registry.list().map(describeTool),
-    }));
+    server.setRequestHandler(ListToolsWithAnyParams, (request) => {
+      if (!ListToolsRequestSchema.safeParse(request).success) {
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          'Invalid tools/list request: a cursor is a string',
+        );
+      }
+      return { tools: this.registry.list().map(describeTool) };
+    });
     server.setRequestHandler(CallToolWithAnyArguments, ({ params }) => {
       // The SDK has checked the request against its own tools/call schema by now (-32602 if not).
       const {
@@ -149,6 +155,12 @@ export class McpServerFactory {
  * so it answers like REST (a `__proto__` key is the extra field it is, not a prototype).
  */
 const CallToolWithAnyArguments = CallToolRequestSchema.extend({ params: z.unknown().optional() });
+
+/**
+ * tools/list with its params left as sent: the SDK answers params its schema refuses (a cursor that
+ * is not a string) with -32603 and zod's issue list, where a client's malformed request is -32602.
+ */
+const ListToolsWithAnyParams = ListToolsRequestSchema.extend({ params: z.unknown().optional() });
 
 /** `initialize` as the SDK reads it, minus the check that makes a malformed one an internal error. */
 const AnyInitialize = InitializeRequestSchema.extend({ params: z.unknown().optional() });
