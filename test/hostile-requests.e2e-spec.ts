@@ -186,6 +186,17 @@ describe('hostile requests (e2e)', () => {
       expect(JSON.parse(res.body.result.content[0].text as string)).toEqual(TOO_DEEP.detail);
     });
 
+    it('counts arguments refused for their depth nowhere against the quota, as REST (fuzz)', async () => {
+      const used = async () =>
+        (await t.http().get('/api/v1/usage').set(bearer(t.adminKey))).body.used as number;
+      const before = await used();
+      const res = await call(nested(33));
+      expect(JSON.parse(res.body.result.content[0].text as string)).toEqual(TOO_DEEP.detail);
+      const rest = await greet().set('Content-Type', 'application/json').send(nested(33));
+      expect(rest.status).toBe(400);
+      expect({ counted: (await used()) - before }).toEqual({ counted: 0 });
+    });
+
     it('lets 32 levels of arguments reach validation', async () => {
       const res = await call(nested(32));
       expect(res.status).toBe(200);

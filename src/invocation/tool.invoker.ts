@@ -70,6 +70,10 @@ export class ToolInvoker {
       body: args ?? {},
       idempotencyKey,
     };
+    // Arguments nested too deeply are refused before any step, as REST refuses such a body while
+    // reading it: before authentication, and counted nowhere. (An MCP body was depth-checked whole
+    // as it was read, with its envelope's levels on top; its arguments are checked on their own.)
+    if (nestedDeeperThan(args, MAX_BODY_DEPTH)) throw new InputRefused([TOO_DEEP]);
     await this.pipeline.check(invocation);
     const keep = invocation.keepAnswer;
     // The tool runs as the key for the audit trail (over HTTP, with the request's id).
@@ -90,8 +94,6 @@ export class ToolInvoker {
     args: unknown,
     actor: AuditActor,
   ): Promise<unknown> {
-    // An MCP body was depth-checked whole as it was read; its arguments are checked on their own.
-    if (nestedDeeperThan(args, MAX_BODY_DEPTH)) throw new InputRefused([TOO_DEEP]);
     const input = (await this.validation.transform(args, {
       type: 'body',
       metatype: tool.input,
