@@ -49,6 +49,11 @@ export interface Settings {
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   /**
+   * Largest body of a tool route (`POST /api/v1/services/<tool>`), at most bodyLimitBytes: a tool's
+   * input is a few hundred bytes, and what a hostile body costs grows with its size.
+   */
+  toolBodyLimitBytes: number;
+  /**
    * What a key may keep of idempotent answers: past either cap, a call with a new Idempotency-Key
    * is 429 until the oldest kept answer expires.
    */
@@ -237,6 +242,7 @@ export function loadSettings(env: Environment): Settings {
       : (checkLimit('limits.auth_failures_per_minute', fileAuthLimit, false) as number),
     1,
   );
+  const bodyLimitBytes = intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024);
   return {
     dataDir: resolve(env.DATA_DIR || './data'),
     configFile,
@@ -255,7 +261,11 @@ export function loadSettings(env: Environment): Settings {
       diskWarnMb: intFrom(env, 'DOCTOR_DISK_WARN_MB', 1024),
       diskFailMb: intFrom(env, 'DOCTOR_DISK_FAIL_MB', 100),
     },
-    bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    bodyLimitBytes,
+    toolBodyLimitBytes: Math.min(
+      intFrom(env, 'TOOL_BODY_LIMIT_BYTES', 64 * 1024, 1024),
+      bodyLimitBytes,
+    ),
     idempotency: {
       maxBytesPerKey: intFrom(env, 'IDEMPOTENCY_MAX_BYTES_PER_KEY', 8 * 1024 * 1024, 1024),
       maxEntriesPerKey: intFrom(env, 'IDEMPOTENCY_MAX_ENTRIES_PER_KEY', 10_000, 1),
