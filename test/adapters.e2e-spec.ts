@@ -41,6 +41,8 @@ const CLOCK = new Set([
 ]);
 const ORIGIN = 'https://app.example';
 const LIMIT = 4096;
+/** Tool routes take less (TOOL_BODY_LIMIT_BYTES). */
+const TOOL_LIMIT = 2048;
 
 function send(port: number, call: Call, key: string | undefined): Promise<Answer> {
   const headers: OutgoingHttpHeaders = { 'x-request-id': `cmp-${call.name}`, ...call.headers };
@@ -195,20 +197,39 @@ const CALLS: Call[] = [
     name: 'too-large',
     path: '/api/v1/services/greet',
     as: 'caller',
-    ...json({ name: 'x'.repeat(LIMIT) }),
+    ...json({ name: 'x'.repeat(TOOL_LIMIT) }),
   },
   {
     name: 'at-limit',
     path: '/api/v1/services/greet',
     as: 'caller',
-    ...json({ name: 'x'.repeat(LIMIT - 11) }),
+    ...json({ name: 'x'.repeat(TOOL_LIMIT - 11) }),
   },
   {
     name: 'too-large-gzip',
     path: '/api/v1/services/greet',
     as: 'caller',
     headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    body: gzipSync(JSON.stringify({ name: 'x'.repeat(LIMIT) })),
+    body: gzipSync(JSON.stringify({ name: 'x'.repeat(TOOL_LIMIT) })),
+  },
+  {
+    name: 'too-large-chunked',
+    path: '/API/V1/SERVICES/GREET/',
+    as: 'caller',
+    headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    body: JSON.stringify({ name: 'x'.repeat(TOOL_LIMIT) }),
+  },
+  {
+    name: 'over-tool-limit-elsewhere',
+    path: '/api/v1/auth/api-keys',
+    as: 'admin',
+    ...json({ name: 'x'.repeat(TOOL_LIMIT) }),
+  },
+  {
+    name: 'too-large-elsewhere',
+    path: '/api/v1/auth/api-keys',
+    as: 'admin',
+    ...json({ name: 'x'.repeat(LIMIT) }),
   },
   { name: 'wrong-method', method: 'GET', path: '/api/v1/services/greet', as: 'caller' },
   { name: 'delete-tool', method: 'DELETE', path: '/api/v1/services/greet', as: 'caller' },
@@ -309,7 +330,12 @@ describe('Express and Fastify answer alike (e2e)', () => {
   beforeAll(async () => {
     for (const adapter of ['express', 'fastify'] as const) {
       const t = await startApp({
-        env: { HTTP_ADAPTER: adapter, CORS_ORIGINS: ORIGIN, BODY_LIMIT_BYTES: String(LIMIT) },
+        env: {
+          HTTP_ADAPTER: adapter,
+          CORS_ORIGINS: ORIGIN,
+          BODY_LIMIT_BYTES: String(LIMIT),
+          TOOL_BODY_LIMIT_BYTES: String(TOOL_LIMIT),
+        },
       });
       const port = await listenOnLoopback(t.app);
       const keys = {

@@ -165,6 +165,7 @@ describe('the server process and its configuration (e2e)', () => {
   it.each([
     ['HTTP_ADAPTER', 'koa'],
     ['BODY_LIMIT_BYTES', 'abc'],
+    ['TOOL_BODY_LIMIT_BYTES', '-1'],
     ['TRUST_PROXY', 'maybe'],
     ['REDIS_KEY_PREFIX', 'a b'],
     ['REDIS_KEY_PREFIX', 'tis{a}:'],

@@ -21,6 +21,7 @@
  *
  * The raw client and the answer checks are in support/fuzz/client.ts, the generators in
  * support/fuzz/{requests,headers,bodies,properties}.ts, the harness in support/fuzz/harness.ts.
+ * POST /mcp has a suite of its own, with what each request counted: mcp-fuzz.e2e-spec.ts.
  */
 import fc from 'fast-check';
 import { Fuzzer } from './support/fuzz/harness';

@@ -86,9 +86,29 @@ describe('hostile requests (e2e)', () => {
   });
 
   describe('wide bodies', () => {
+    // Tool routes take 64 KiB (TOOL_BODY_LIMIT_BYTES); key creation, the whole BODY_LIMIT_BYTES.
     it('answers 40,000 unknown fields with at most 20 entries, declared fields first', async () => {
-      const body: Record<string, unknown> = { times: 'x' };
+      const body: Record<string, unknown> = { name: 5 };
       for (let i = 0; i < 40_000; i++) body[`k${i}`] = i;
+      const res = await t.http().post('/api/v1/auth/api-keys').set(bearer(t.adminKey)).send(body);
+      expect(res.status).toBe(400);
+      const detail = res.body.detail as { loc: unknown[]; type: string }[];
+      expect(detail).toHaveLength(20);
+      expect(detail[0]).toEqual({
+        loc: ['body', 'name'],
+        msg: 'Input should be a valid string',
+        type: 'string_type',
+      });
+      expect(detail.slice(1).map((issue) => issue.loc)).toEqual(
+        Array.from({ length: 19 }, (_, i) => ['body', `k${i}`]),
+      );
+      expect(res.text.length).toBeLessThan(4096);
+      await stillServes();
+    });
+
+    it('answers 5,000 unknown fields of a tool the same way', async () => {
+      const body: Record<string, unknown> = { times: 'x' };
+      for (let i = 0; i < 5_000; i++) body[`k${i}`] = i;
       const res = await greet().send(body);
       expect(res.status).toBe(400);
       const detail = res.body.detail as { loc: unknown[]; type: string }[];
@@ -100,8 +120,6 @@ describe('hostile requests (e2e)', () => {
       expect(detail.slice(2).map((issue) => issue.loc)).toEqual(
         Array.from({ length: 18 }, (_, i) => ['body', `k${i}`]),
       );
-      expect(res.text.length).toBeLessThan(4096);
-      await stillServes();
     });
 
     it('keeps extras in body order after the declared fields', async () => {
@@ -125,11 +143,89 @@ describe('hostile requests (e2e)', () => {
     });
   });
 
+  describe('the body limit of tool routes', () => {
+    /** `{"name":"a","k0":0,…}`: unknown keys up to about `bytes`. */
+    const unknownKeys = (bytes: number) => {
+      const parts = ['"name":"a"'];
+      for (let i = 0, length = 12; length + 12 < bytes; i++) {
+        parts.push(`"k${i}":0`);
+        length += parts[parts.length - 1].length + 1;
+      }
+      return `{${parts.join(',')}}`;
+    };
+    const TOOL_LIMIT = { detail: 'Request body too large: the limit is 65536 bytes' };
+    const used = async () =>
+      (await t.http().get('/api/v1/usage').set(bearer(t.adminKey))).body.used as number;
+
+    it('refuses a tool body over 64 KiB unread (40,000 unknown keys): 413, counted nowhere', async () => {
+      const before = await used();
+      const body = unknownKeys(429_000);
+      for (const path of ['/api/v1/services/greet', '/API/V1/Services/Greet/']) {
+        const res = await t
+          .http()
+          .post(path)
+          .set(bearer(t.adminKey))
+          .set('Content-Type', 'application/json')
+          .send(body);
+        expect({ path, status: res.status, body: res.body as unknown }).toEqual({
+          path,
+          status: 413,
+          body: TOOL_LIMIT,
+        });
+      }
+      const noKey = await t
+        .http()
+        .post('/api/v1/services/greet')
+        .set('Content-Type', 'application/json')
+        .send(body);
+      expect(noKey.status).toBe(413);
+      expect({ counted: (await used()) - before }).toEqual({ counted: 0 });
+    });
+
+    it('validates a tool body within the limit as before: the first 20 unknown keys', async () => {
+      const body = unknownKeys(65_000);
+      expect(Buffer.byteLength(body)).toBeLessThanOrEqual(65_536);
+      const res = await greet().set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toHaveLength(20);
+      expect(res.body.detail[0]).toEqual({
+        loc: ['body', 'k0'],
+        msg: 'Extra inputs are not permitted',
+        type: 'extra_forbidden',
+      });
+    });
+
+    it('leaves BODY_LIMIT_BYTES (1 MiB) to every other route: key creation, /mcp', async () => {
+      const name = 'x'.repeat(100_000);
+      const created = await t
+        .http()
+        .post('/api/v1/auth/api-keys')
+        .set(bearer(t.adminKey))
+        .send({ name });
+      expect(created.status).toBe(400);
+      expect(created.body.detail[0]).toMatchObject({ loc: ['body', 'name'] });
+      const mcp = await t
+        .http()
+        .post('/mcp')
+        .set(bearer(t.adminKey))
+        .set('Accept', 'application/json, text/event-stream')
+        .set('Content-Type', 'application/json')
+        .send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'greet', arguments: { name } },
+        });
+      expect(mcp.status).toBe(200);
+      expect(mcp.body.result.isError).toBe(true);
+    });
+  });
+
   describe('deep bodies', () => {
     it('refuses 1 MB of [ while reading it, before authentication', async () => {
       const res = await t
         .http()
-        .post('/api/v1/services/greet')
+        .post('/api/v1/auth/api-keys')
         .set('Content-Type', 'application/json')
         .send('['.repeat(1_000_000));
       expect(res.status).toBe(400);
@@ -184,6 +280,17 @@ describe('hostile requests (e2e)', () => {
       expect(res.status).toBe(200);
       expect(res.body.result.isError).toBe(true);
       expect(JSON.parse(res.body.result.content[0].text as string)).toEqual(TOO_DEEP.detail);
+    });
+
+    it('counts arguments refused for their depth nowhere against the quota, as REST (fuzz)', async () => {
+      const used = async () =>
+        (await t.http().get('/api/v1/usage').set(bearer(t.adminKey))).body.used as number;
+      const before = await used();
+      const res = await call(nested(33));
+      expect(JSON.parse(res.body.result.content[0].text as string)).toEqual(TOO_DEEP.detail);
+      const rest = await greet().set('Content-Type', 'application/json').send(nested(33));
+      expect(rest.status).toBe(400);
+      expect({ counted: (await used()) - before }).toEqual({ counted: 0 });
     });
 
     it('lets 32 levels of arguments reach validation', async () => {

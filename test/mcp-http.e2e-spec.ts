@@ -147,4 +147,26 @@ describe('MCP over HTTP (e2e)', () => {
       },
     ]);
   });
+
+  it('answers a tools/list whose cursor is not a string with -32602, never an internal error (fuzz)', async () => {
+    const cursors = [true, 5, null, {}, ['a']];
+    const answers = [];
+    for (const cursor of cursors) {
+      const res = await post()
+        .set(bearer(standard))
+        .send({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { cursor } });
+      answers.push({ cursor, status: res.status, body: res.body as unknown });
+    }
+    expect(answers).toEqual(
+      cursors.map((cursor) => ({
+        cursor,
+        status: 200,
+        body: {
+          jsonrpc: '2.0',
+          id: 8,
+          error: { code: -32602, message: 'Invalid tools/list request: a cursor is a string' },
+        },
+      })),
+    );
+  });
 });

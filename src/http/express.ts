@@ -4,7 +4,7 @@ import bodyParser from 'body-parser';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestScope } from '../common/request-scope';
-import { bodyRefusal, frontDoorRefusal, jsonParserOptions, requestIdFor } from './body';
+import { bodyRefusal, frontDoorRefusal, jsonParserOptions, pathOf, requestIdFor } from './body';
 import type { HttpPlatform, HttpPlumbing } from './plumbing';
 import type { RouteDefinition, RouteTable } from './route-table';
 import { securityHeaders } from './security';
@@ -80,12 +80,22 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     if (!refusal) return next();
     res.status(refusal.status).json({ detail: refusal.detail });
   });
-  // The app is created with `bodyParser: false`: this is its one parser.
-  express.use(
-    bodyParser.json(jsonParserOptions(settings.bodyLimitBytes, plumbing.bodyEnvelopeDepth)),
+  // The app is created with `bodyParser: false`: this is its one parser, with the route's limit.
+  const parsers = new Map<number, ReturnType<typeof bodyParser.json>>();
+  const parserFor = (limit: number) => {
+    let parser = parsers.get(limit);
+    if (!parser) {
+      parser = bodyParser.json(jsonParserOptions(limit, plumbing.bodyEnvelopeDepth));
+      parsers.set(limit, parser);
+    }
+    return parser;
+  };
+  const limitOf = (req: Request) => plumbing.bodyLimitBytes(pathOf(req.url));
+  express.use((req: Request, res: Response, next: NextFunction) =>
+    parserFor(limitOf(req))(req, res, next),
   );
-  express.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    const refusal = res.headersSent ? undefined : bodyRefusal(err, settings.bodyLimitBytes);
+  express.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const refusal = res.headersSent ? undefined : bodyRefusal(err, limitOf(req));
     if (!refusal) return next(err);
     res.status(refusal.status).json({ detail: refusal.detail });
   });

@@ -151,7 +151,7 @@ function refuse(reply: FastifyReply, refusal: Refusal): void {
 function configure(app: INestApplication, plumbing: HttpPlumbing): void {
   const adapter = app.getHttpAdapter() as FastifyAdapter;
   const instance = adapter.getInstance();
-  const { settings, routes } = plumbing;
+  const { routes } = plumbing;
   const registered: RouteDefinition[] = [];
   instance.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -171,9 +171,16 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         callback(error, { ...(options as CorsOptions), preflightContinue: true }),
       ),
     );
-  const json = bodyParser.json(
-    jsonParserOptions(settings.bodyLimitBytes, plumbing.bodyEnvelopeDepth),
-  );
+  // body-parser for what is not read here (below), one per limit a route has.
+  const parsers = new Map<number, ReturnType<typeof bodyParser.json>>();
+  const parserFor = (limit: number) => {
+    let parser = parsers.get(limit);
+    if (!parser) {
+      parser = bodyParser.json(jsonParserOptions(limit, plumbing.bodyEnvelopeDepth));
+      parsers.set(limit, parser);
+    }
+    return parser;
+  };
 
   // Nest's first onRequest slot: before its own hooks and any Nest middleware.
   adapter.setOnRequestHook(
@@ -203,19 +210,24 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
   instance.removeAllContentTypeParsers();
   // Every media type reaches here only when it is JSON's (the front door refused the others).
   instance.addContentTypeParser('*', (request, payload, done) => {
+    const path = pathOf(request.url);
+    const limit = plumbing.bodyLimitBytes(path);
     const fail = (error: unknown) => {
-      const refusal = bodyRefusal(error, settings.bodyLimitBytes);
+      const refusal = bodyRefusal(error, limit);
       done(
         refusal ? new HttpException({ detail: refusal.detail }, refusal.status) : (error as Error),
       );
     };
     // The common body is read here, as body-parser would read it; any other goes to body-parser.
-    if (!isPlainJsonBody(request.headers, settings.bodyLimitBytes)) {
-      return json(request.raw, undefined as unknown as ServerResponse, (error?: unknown) =>
-        error === undefined ? done(null, (request.raw as { body?: unknown }).body) : fail(error),
+    if (!isPlainJsonBody(request.headers, limit)) {
+      return parserFor(limit)(
+        request.raw,
+        undefined as unknown as ServerResponse,
+        (error?: unknown) =>
+          error === undefined ? done(null, (request.raw as { body?: unknown }).body) : fail(error),
       );
     }
-    const depth = MAX_BODY_DEPTH + plumbing.bodyEnvelopeDepth(pathOf(request.url));
+    const depth = MAX_BODY_DEPTH + plumbing.bodyEnvelopeDepth(path);
     readWhole(payload, (error, raw) => {
       if (error) return fail(error);
       try {

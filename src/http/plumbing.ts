@@ -36,6 +36,8 @@ export interface HttpPlumbing {
   routes: RouteTable;
   /** Levels a route's body wraps around what the depth limit applies to (MCP: batch, message, params). */
   bodyEnvelopeDepth: (path: string) => number;
+  /** The largest body a route reads, in bytes (tool routes have a limit of their own). */
+  bodyLimitBytes: (path: string) => number;
   /** CORS per request, when the operator allowed any browser origin. */
   cors?: CorsDelegate;
 }

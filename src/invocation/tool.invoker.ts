@@ -111,6 +111,12 @@ export class ToolInvoker extends ToolRunner {
     args: unknown,
     answer?: AnswerFacts,
   ): Promise<unknown> {
+    // MCP arguments nested too deeply are refused before any step, as REST refuses such a body
+    // while reading it: before authentication, and counted nowhere. (An MCP body was depth-checked
+    // whole as it was read, with its envelope's levels on top; its arguments are checked alone.)
+    if (call.transport !== 'rest' && nestedDeeperThan(args, MAX_BODY_DEPTH)) {
+      throw new InputRefused([TOO_DEEP]);
+    }
     const decided = await this.pipeline.check(call, answer);
     const caller = callerOf(decided);
     // The tool runs as the key for the audit trail (over HTTP, with the request's id).
@@ -121,7 +127,7 @@ export class ToolInvoker extends ToolRunner {
     };
     const claim = decided.claim;
     try {
-      const result = await tool.invoke(await this.validate(call, tool, args), context);
+      const result = await tool.invoke(await this.validate(tool, args), context);
       // REST's answer is serialised by the adapter: made JSON here only where it is kept or is MCP's.
       if (!claim && call.transport === 'rest') return result;
       const body = asJsonBody(result);
@@ -140,11 +146,7 @@ export class ToolInvoker extends ToolRunner {
     }
   }
 
-  private validate(call: Call, tool: RegisteredTool, args: unknown): Promise<object> {
-    // A REST body was depth-checked as it was read; MCP arguments are checked on their own.
-    if (call.transport !== 'rest' && nestedDeeperThan(args, MAX_BODY_DEPTH)) {
-      throw new InputRefused([TOO_DEEP]);
-    }
+  private validate(tool: RegisteredTool, args: unknown): Promise<object> {
     return this.validation.transform(args, {
       type: 'body',
       metatype: tool.input,

@@ -231,6 +231,7 @@ export const EnvironmentSchema = z.looseObject({
   DOCTOR_DISK_WARN_MB: wholeNumber(1024),
   DOCTOR_DISK_FAIL_MB: wholeNumber(100),
   BODY_LIMIT_BYTES: wholeNumber(1024 * 1024, 1024),
+  TOOL_BODY_LIMIT_BYTES: wholeNumber(64 * 1024, 1024),
   IDEMPOTENCY_MAX_BYTES_PER_KEY: wholeNumber(8 * 1024 * 1024, 1024),
   IDEMPOTENCY_MAX_ENTRIES_PER_KEY: wholeNumber(10_000, 1),
   HTTP_HEADERS_TIMEOUT_MS: wholeNumber(10_000, 100),

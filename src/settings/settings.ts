@@ -51,6 +51,11 @@ export interface Settings {
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
   /**
+   * Largest body of a tool route (`POST /api/v1/services/<tool>`), at most bodyLimitBytes: a tool's
+   * input is a few hundred bytes, and what a hostile body costs grows with its size.
+   */
+  toolBodyLimitBytes: number;
+  /**
    * What a key may keep of idempotent answers: past either cap, a call with a new Idempotency-Key
    * is 429 until the oldest kept answer expires.
    */
@@ -219,6 +224,7 @@ export function loadSettings(env: Environment): Settings {
       diskFailMb: parsed.DOCTOR_DISK_FAIL_MB,
     },
     bodyLimitBytes: parsed.BODY_LIMIT_BYTES,
+    toolBodyLimitBytes: Math.min(parsed.TOOL_BODY_LIMIT_BYTES, parsed.BODY_LIMIT_BYTES),
     idempotency: {
       maxBytesPerKey: parsed.IDEMPOTENCY_MAX_BYTES_PER_KEY,
       maxEntriesPerKey: parsed.IDEMPOTENCY_MAX_ENTRIES_PER_KEY,

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { STATUS_CODES } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
+import { relative } from 'node:path';
 import { startApp, TestApp } from '../app';
 import {
   ANSWER_TIMEOUT_MS,
@@ -14,6 +15,7 @@ import {
   errorBodyProblem,
   FuzzRequest,
   jsonRpcInternalError,
+  Outcome,
   RawResponse,
   send,
 } from './client';
@@ -21,7 +23,6 @@ import {
 const DEFAULT_SEED = 20250611;
 export const SEED = seedFrom(process.env.FUZZ_SEED);
 const REPORT_ALL = process.env.FUZZ_REPORT === 'all';
-const RERUN = `FUZZ_SEED=${SEED} npx jest --config jest.config.js test/fuzz.e2e-spec.ts --selectProjects e2e`;
 /** Each property stops after this long, shrinking included (a failure found is still reported). */
 const PROPERTY_TIME_LIMIT_MS = 3500;
 
@@ -30,6 +31,22 @@ function seedFrom(raw: string | undefined): number {
   const seed = Number(raw);
   if (!Number.isSafeInteger(seed)) throw new Error(`FUZZ_SEED must be an integer, got '${raw}'`);
   return seed | 0;
+}
+
+/** The command that runs the spec of the current test again with this seed. */
+function rerunCommand(): string {
+  const spec = relative(process.cwd(), expect.getState().testPath ?? 'test/fuzz.e2e-spec.ts');
+  return `FUZZ_SEED=${SEED} npx jest --config jest.config.js ${spec} --selectProjects e2e`;
+}
+
+/**
+ * What a property adds to the checks of every answer: `prepare` turns the generated request into
+ * the one sent (what must be fresh on every send, shrinking included), `verify` lists what is wrong
+ * after its answer (a count the answer does not explain, say).
+ */
+export interface Extra<R extends FuzzRequest> {
+  prepare?: (req: R) => R;
+  verify?: (req: R, outcome: Outcome) => Promise<string[]>;
 }
 
 interface Failure {
@@ -50,6 +67,9 @@ export class Fuzzer {
   private readonly protoSnapshots: { name: string; proto: object; keys: string[] }[] = [];
   private configBefore: unknown;
 
+  /** `env`: settings of the app under fuzzing beside the suite's own (a longer rate window, say). */
+  constructor(private readonly env: Record<string, string> = {}) {}
+
   /** Snapshots the prototypes, captures uncaught exceptions, starts the app, reads its config. */
   async start(): Promise<void> {
     for (const [name, proto] of [
@@ -68,6 +88,7 @@ export class Fuzzer {
         MCP_ALLOWED_ORIGINS: 'https://agent.example',
         AUTH_FAILURE_LIMIT: '1000000',
         PLAN_UNLIMITED_RATE_LIMIT: '1000000',
+        ...this.env,
       },
     });
     await this.t.app.listen(0, '127.0.0.1');
@@ -129,10 +150,11 @@ export class Fuzzer {
   }
 
   /** Sends one generated request and checks every property; throws what is wrong. */
-  private async exercise(req: FuzzRequest): Promise<void> {
+  private async exercise<R extends FuzzRequest>(generated: R, extra: Extra<R>): Promise<void> {
     const { port, uncaught, statuses } = this;
     uncaught.length = 0;
     const logged = this.t.logs.lines.length;
+    const req = extra.prepare ? extra.prepare(generated) : generated;
     const outcome = await send(port, req);
     const problems: string[] = [];
     let kind = outcome.kind as string;
@@ -160,6 +182,7 @@ export class Fuzzer {
     if (health.kind !== 'answer' || health.res.status !== 200) {
       problems.push(`GET /health afterwards: ${describeOutcome(health)}`);
     }
+    if (extra.verify) problems.push(...(await extra.verify(req, outcome)));
     if (uncaught.length)
       problems.push(
         `uncaught exception in the server (would end the process):\n  ${this.uncaughtText()}`,
@@ -178,10 +201,15 @@ export class Fuzzer {
 
   /**
    * Runs the property over `numRuns` generated requests (fixed seed, time limit). With
-   * FUZZ_REPORT=all it runs them all and then lists each distinct failure it found.
+   * FUZZ_REPORT=all it runs them all and then lists each distinct failure it found. `extra` adds
+   * the property's own checks to those of every answer.
    */
-  async check(arbitrary: fc.Arbitrary<FuzzRequest>, numRuns: number): Promise<void> {
-    const property = fc.asyncProperty(arbitrary, (req) => this.exercise(req));
+  async check<R extends FuzzRequest>(
+    arbitrary: fc.Arbitrary<R>,
+    numRuns: number,
+    extra: Extra<R> = {},
+  ): Promise<void> {
+    const property = fc.asyncProperty(arbitrary, (req) => this.exercise(req, extra));
     const started = Date.now();
     const details = await fc.check(property, {
       seed: SEED,
@@ -191,7 +219,7 @@ export class Fuzzer {
     });
     if (details.failed) {
       const report = (await fc.asyncDefaultReportMessage(details)) ?? 'Property failed';
-      throw new Error(`${report}\n\nSeed ${SEED}. Re-run exactly this with:\n  ${RERUN}`);
+      throw new Error(`${report}\n\nSeed ${SEED}. Re-run exactly this with:\n  ${rerunCommand()}`);
     }
     if (details.interrupted || REPORT_ALL) {
       const { currentTestName } = expect.getState();
