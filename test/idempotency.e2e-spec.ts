@@ -13,7 +13,8 @@ describe('Idempotency-Key on tool calls (e2e)', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startApp({ imports: [GatedToolModule] });
+    // A 70 KB label takes a tool body larger than TOOL_BODY_LIMIT_BYTES' default.
+    t = await startApp({ imports: [GatedToolModule], env: { TOOL_BODY_LIMIT_BYTES: '262144' } });
   });
   afterAll(() => t.close());
 

@@ -23,6 +23,8 @@ describe('one list of tools (e2e)', () => {
   afterAll(() => t.close());
 
   const NAMES = ['greet', 'config_show', 'config_get', 'config_set', 'doctor', 'word_count'];
+  /** MCP's tools/list is in name order (a stable list a client may cache and compare). */
+  const BY_NAME = [...NAMES].sort();
 
   it('serves the tool over REST', async () => {
     const res = await t
@@ -52,7 +54,7 @@ describe('one list of tools (e2e)', () => {
       }),
     );
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(NAMES);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(BY_NAME);
       const result = await client.callTool({ name: 'word_count', arguments: { text: 'x y' } });
       expect(result.structuredContent).toEqual({ words: 2 });
     } finally {
@@ -63,7 +65,7 @@ describe('one list of tools (e2e)', () => {
   it('serves it over MCP on stdio', async () => {
     const stdio = await startStdioMcp({ dataDir: t.dataDir, key, tools });
     try {
-      expect((await stdio.client.listTools()).tools.map((tool) => tool.name)).toEqual(NAMES);
+      expect((await stdio.client.listTools()).tools.map((tool) => tool.name)).toEqual(BY_NAME);
       const result = await stdio.client.callTool({ name: 'word_count', arguments: { text: 'x' } });
       expect(result.structuredContent).toEqual({ words: 1 });
     } finally {

@@ -38,6 +38,22 @@ export function duplicateRequestId(messages: unknown[]): MessageRefusal | undefi
 }
 
 /**
+ * A batch holding an `initialize`: the handshake is never part of a batch (MCP 2025-03-26,
+ * lifecycle), so the POST is refused whole (-32600) before anything runs or counts. (The SDK's
+ * entry would answer a malformed one inside a batch -32603, an internal error.)
+ */
+export function initializeInBatch(body: unknown): MessageRefusal | undefined {
+  if (!Array.isArray(body)) return;
+  const found = body.some((message) => isPlainObject(message) && message.method === 'initialize');
+  if (!found) return;
+  return {
+    id: null,
+    code: -32600,
+    message: 'Invalid Request: initialize cannot be part of a JSON-RPC batch',
+  };
+}
+
+/**
  * A message whose `params._meta` holds more than MAX_META_ENTRIES entries: refused (-32602) before
  * any of the POST runs. Counted without reading past the limit, however many a client sent.
  */

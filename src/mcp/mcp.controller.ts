@@ -12,6 +12,7 @@ import { Accounting } from '../limits/accounting';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import {
   duplicateRequestId,
+  initializeInBatch,
   malformedInitialize,
   MessageRefusal,
   messagesOf,
@@ -53,7 +54,7 @@ export class McpController {
     @Res() reply: object,
   ): Promise<void> {
     const messages = messagesOf(req.body);
-    const duplicate = duplicateRequestId(messages);
+    const duplicate = duplicateRequestId(messages) ?? initializeInBatch(req.body);
     if (duplicate) return this.refuse(req, reply, duplicate);
     // Every message before any runs, all or none (over HTTP a refusal is the POST's 429). A POST
     // of no message at all (an empty batch, a bare value) still costs one.

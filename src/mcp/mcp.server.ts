@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { ToolCaller } from '../invocation/tool.invoker';
 import { Settings, SETTINGS } from '../settings/settings';
@@ -7,6 +8,9 @@ import { LogFields, McpTools, TOOLS_LIST_TTL_MS } from './mcp.tools';
 
 /** The name MCP clients see (serverInfo). */
 export const SERVER_NAME = 'tool-invocation-service';
+
+/** A method's params as sent, whatever they hold (the handler checks what it reads). */
+const ANY_PARAMS = z.looseObject({});
 
 /** Who calls a tools/call a server is sent: the transport decides it per call. */
 export type CallerOfCall = (context: ServerContext) => ToolCaller;
@@ -46,7 +50,17 @@ export class McpServerFactory {
         cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
       },
     );
-    server.setRequestHandler('tools/list', () => this.tools.list());
+    // Params taken as sent and checked here: the SDK's own check of a method's schema answers a
+    // client's mistake -32603, an internal error (a cursor that is not a string, say).
+    server.setRequestHandler('tools/list', { params: ANY_PARAMS }, (params) => {
+      if (params.cursor !== undefined && typeof params.cursor !== 'string') {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          'Invalid tools/list request: a cursor is a string',
+        );
+      }
+      return this.tools.list();
+    });
     let previous: Promise<unknown> = Promise.resolve();
     server.setRequestHandler('tools/call', (request, context) => {
       const args = rawArguments ? rawArguments(context.mcpReq.id) : request.params.arguments;

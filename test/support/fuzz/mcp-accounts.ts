@@ -225,6 +225,8 @@ function predictedRate(req: McpFuzzRequest, tracked: Tracked | undefined): RateP
   const messages = Array.isArray(body) ? (body as unknown[]) : [body];
   if (repeatsRequestId(messages))
     return none('two requests of one id: 400 -32600, nothing counted');
+  if (Array.isArray(body) && messages.some((m) => isObject(m) && m.method === 'initialize'))
+    return none('an initialize in a batch: 400 -32600, nothing counted');
   const needs = Math.max(1, messages.length);
   if (tracked && needs > tracked.remaining) {
     return { cost: 0, needs, refused429: true, why: 'over the budget: 429, nothing counted' };
@@ -285,19 +287,34 @@ function quotaCounted(req: McpFuzzRequest, res: RawResponse): { counted: number;
       .filter((m) => isObject(m) && m.method === 'tools/call' && m.id !== undefined)
       .map((m) => idText((m as { id: unknown }).id)),
   );
-  let answers: unknown;
-  try {
-    answers = JSON.parse(res.body) as unknown;
-  } catch {
-    return none;
-  }
+  const answers = answerMessages(res.body);
   const ids: unknown[] = [];
-  for (const answer of Array.isArray(answers) ? answers : [answers]) {
+  for (const answer of answers) {
     if (!isObject(answer) || !calls.has(idText(answer.id)) || !isObject(answer.result)) continue;
     if (answer.result.isError === true && refusedBeforeQuota(answer.result)) continue;
     ids.push(answer.id);
   }
   return { counted: ids.length, ids };
+}
+
+/**
+ * The JSON-RPC messages of an answer: its JSON body (one message or a batch), or the `data:` of
+ * each event of an SSE answer (a POST whose messages ask for progress).
+ */
+function answerMessages(body: string): unknown[] {
+  const parse = (text: string): unknown[] => {
+    try {
+      const value = JSON.parse(text) as unknown;
+      return Array.isArray(value) ? value : [value];
+    } catch {
+      return [];
+    }
+  };
+  if (!body.startsWith('event:') && !body.startsWith('data:')) return parse(body);
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .flatMap((line) => parse(line.slice('data:'.length)));
 }
 
 const idText = (id: unknown) => `${typeof id}:${JSON.stringify(id)}`;
