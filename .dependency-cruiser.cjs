@@ -11,6 +11,7 @@ const FLOORS = [
   ['validation'],
   ['limits', 'audit'],
   ['auth'],
+  ['oauth'],
   ['configuration'],
   ['logging', 'health'],
   ['tools'],

@@ -1,7 +1,18 @@
 /** Unit specs live beside the code; e2e specs in test/ run the real app over HTTP. */
 const common = {
   moduleFileExtensions: ['js', 'json', 'ts'],
-  transform: { '^.+\\.ts$': 'ts-jest' },
+  transform: {
+    '^.+\\.ts$': 'ts-jest',
+    // jose 6 is ESM only: Node 20.20 requires it natively, Jest's module system does not, so ts-jest
+    // makes CommonJS of it for the tests (cached after the first run).
+    '^.+/node_modules/jose/.+\\.js$': [
+      'ts-jest',
+      {
+        tsconfig: { allowJs: true, isolatedModules: true, module: 'commonjs', target: 'ES2022' },
+      },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   testEnvironment: 'node',
 };
 // The Sentinel and Cluster specs start topologies of their own: `npm run test:matrix` runs them.

@@ -147,7 +147,10 @@ export type TokenSourceFn = (context: {
   key: string;
 }) => Promise<TokenSource>;
 
-/** BENCH_TOKEN_MODULE's export, else BENCH_TOKEN_CMD run once per target; undefined without both. */
+/**
+ * BENCH_TOKEN_MODULE's export, else BENCH_TOKEN_CMD run once per target, else the bench's own
+ * local issuer (bench/token-source.ts).
+ */
 export function tokenSourceFromEnv(): TokenSourceFn | undefined {
   const module = process.env.BENCH_TOKEN_MODULE;
   if (module) {
@@ -158,7 +161,10 @@ export function tokenSourceFromEnv(): TokenSourceFn | undefined {
     return fn as TokenSourceFn;
   }
   const command = process.env.BENCH_TOKEN_CMD;
-  if (!command) return undefined;
+  if (!command) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('./token-source') as { tokenSource: TokenSourceFn }).tokenSource;
+  }
   return (context) => {
     const out = execFileSync('sh', ['-c', command], {
       encoding: 'utf8',

@@ -12,6 +12,7 @@ import { InvocationModule } from './invocation/invocation.module';
 import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging/logging.module';
 import { McpCoreModule, McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OAuthModule } from './oauth/oauth.module';
 import { SettingsModule } from './settings/settings.module';
 import { StoreModule } from './store/store.module';
 import { TOOL_MODULES } from './tools';
@@ -61,6 +62,7 @@ export function rootModule(
           LoggingModule,
           InvocationModule,
           AuthModule,
+          OAuthModule,
           ToolsModule,
           HealthModule,
           MetricsModule,

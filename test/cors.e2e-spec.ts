@@ -27,7 +27,7 @@ describe('CORS for browser clients (e2e)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(APP);
     expect(res.headers['access-control-allow-methods']).toBe('GET,POST,PATCH,DELETE,OPTIONS');
     expect(res.headers['access-control-allow-headers']).toBe(
-      'Authorization,Content-Type,Idempotency-Key,X-Request-Id',
+      'Authorization,Content-Type,Idempotency-Key,X-Request-Id,Mcp-Method,Mcp-Name,MCP-Protocol-Version,Prefer',
     );
     expect(res.headers['access-control-max-age']).toBe('600');
     expect(res.headers.vary).toContain('Origin');
@@ -51,6 +51,11 @@ describe('CORS for browser clients (e2e)', () => {
       'Location',
       'Link',
       'Idempotent-Replayed',
+      'X-Quota-Cost',
+      'X-Quota-Monthly-Limit',
+      'X-Quota-Monthly-Used',
+      'X-Quota-Monthly-Remaining',
+      'WWW-Authenticate',
     ]) {
       expect(exposed).toContain(name);
     }

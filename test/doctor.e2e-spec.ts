@@ -46,6 +46,7 @@ describe('doctor (e2e)', () => {
       'store',
       'cache_directory',
       'api_keys',
+      'oauth_issuers',
       'disk_space',
     ]);
     for (const check of checks) {

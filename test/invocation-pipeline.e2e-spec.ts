@@ -16,7 +16,11 @@ const REFUSAL = 'Refused by the test step: greet is closed to this key';
 @Injectable()
 class ClosedGreetStep implements InvocationStep {
   run(call: Call, decided: Readonly<Decisions>): void {
-    if (call.tool === 'greet' && decided.caller?.name === 'closed') {
+    if (
+      call.tool === 'greet' &&
+      decided.caller?.kind === 'key' &&
+      decided.caller.name === 'closed'
+    ) {
       throw new ApiError(403, REFUSAL);
     }
   }

@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { RequestScope } from '../common/request-scope';
+import type { CallerRef, RequestScope } from '../common/request-scope';
 
 /**
  * Who is acting, for the audit trail: a key over HTTP or MCP, or the operator's CLI, or the
@@ -8,6 +8,8 @@ import type { RequestScope } from '../common/request-scope';
  */
 export interface AuditActor {
   actorKeyId: string | null;
+  /** The OAuth principal acting (absent or null when a key, the CLI or the service acts). */
+  actorPrincipalId?: string | null;
   requestId: string | null;
   /** Set when no key acts: `cli` (the operator CLI) or `system` (start-up). */
   source?: 'cli' | 'system';
@@ -26,9 +28,19 @@ export const CLI_ACTOR: AuditActor = { actorKeyId: null, requestId: null, source
 /** The service itself (the initial key at start-up). */
 export const SYSTEM_ACTOR: AuditActor = { actorKeyId: null, requestId: null, source: 'system' };
 
-/** The actor of an HTTP request: its authenticated key and its request id. */
+/** The actor of an HTTP request: its authenticated caller (a key or a principal) and its request id. */
 export function actorOf(req: RequestScope): AuditActor {
-  return { actorKeyId: req.apiKey?.id ?? null, requestId: req.id ?? null };
+  return callerActor(req.caller, req.id ?? null);
+}
+
+/** The actor a caller is: a key's id, or a principal's. */
+export function callerActor(caller: CallerRef | undefined, requestId: string | null): AuditActor {
+  const principal = caller?.kind === 'principal';
+  return {
+    actorKeyId: caller && !principal ? caller.id : null,
+    actorPrincipalId: caller && principal ? caller.id : null,
+    requestId,
+  };
 }
 
 /** What `@Actor()` gives a handler: the actor of the request it serves. */

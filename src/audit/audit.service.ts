@@ -12,7 +12,8 @@ export type AuditAction =
   | 'api_key.rotate'
   | 'api_key.revoke'
   | 'config.set'
-  | 'doctor.fix';
+  | 'doctor.fix'
+  | 'principal.update';
 
 /**
  * The audit trail: who changed which key or setting, when, in which request. Entries live in the
@@ -44,6 +45,7 @@ export class AuditService {
       {
         at: now.toISOString(),
         actor_key_id: actor.actorKeyId,
+        actor_principal_id: actor.actorPrincipalId ?? null,
         action,
         target,
         request_id: actor.requestId,

@@ -1,6 +1,6 @@
 import type { ApiKeyRecord } from '../store/keys/key.store';
 import type { ApiKeyView } from './api-keys.dto';
-import type { AuthenticatedKey } from './authenticated-key';
+import type { AuthenticatedKey } from './caller';
 
 /** What can be asked of a key's lifecycle: revoked beats expired, which beats disabled. */
 export function keyStatus(

@@ -181,6 +181,7 @@ export class RevokedApiKey {
   @ApiProperty({ enum: ['revoked'] }) status: 'revoked';
 }
 
+/** `/api/v1/auth/me` for a key. */
 export class Me {
   @ApiProperty() key_id: string;
   @ApiProperty() name: string;
@@ -189,4 +190,18 @@ export class Me {
   @ApiProperty({ enum: ['api_key'] }) auth_method: 'api_key';
   @ApiProperty() created_at: string;
   @ApiProperty({ nullable: true, type: String }) expires_at: string | null;
+}
+
+/** `/api/v1/auth/me` for an OAuth access token (docs/oauth.md). */
+export class OAuthMe {
+  @ApiProperty({ enum: ['oauth'] }) auth_method: 'oauth';
+  @ApiProperty({ description: 'The principal the token speaks for: issuer, client and subject.' })
+  principal_id: string;
+  @ApiProperty() issuer: string;
+  @ApiProperty() subject: string;
+  @ApiProperty({ nullable: true, type: String }) client_id: string | null;
+  @ApiProperty({ type: [String], description: "The token's scopes the service knows." })
+  scopes: string[];
+  @ApiProperty() plan: string;
+  @ApiProperty({ description: "The token's expiry (`exp`)." }) expires_at: string;
 }

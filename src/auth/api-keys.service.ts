@@ -14,7 +14,7 @@ import {
 } from './api-key';
 import { keyStatus, previousKeyExpiry } from './api-key.view';
 import { checkKeyName, KeyRequestError, KeyUpdate, NewKeyRequest } from './key-request';
-import type { AuthenticatedKey } from './authenticated-key';
+import type { AuthenticatedKey } from './caller';
 import { DEFAULT_SCOPE_TEMPLATE, isValidScope, SCOPE_TEMPLATES, validScopesText } from './scopes';
 
 /** Whether the record lets this secret's hash in now: an active key, its secret or one in its grace. */
@@ -230,7 +230,8 @@ export class ApiKeysService {
   private keyOf(record: ApiKeyRecord): AuthenticatedKey {
     const known = this.keyOfRecord.get(record);
     if (known) return known;
-    const { hash: _hash, previous_hash: _previous, ...key } = record;
+    const { hash: _hash, previous_hash: _previous, ...fields } = record;
+    const key: AuthenticatedKey = { kind: 'key', ...fields };
     if (Object.isFrozen(record)) this.keyOfRecord.set(record, Object.freeze(key));
     return key;
   }

@@ -12,9 +12,17 @@ export class AuditEntryView {
     nullable: true,
     type: String,
     example: 'key_3f2a9c1d0b7e6a54',
-    description: 'The key that acted; null for the CLI and the service itself.',
+    description: 'The key that acted; null for an OAuth principal, the CLI and the service itself.',
   })
   actor_key_id: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: null,
+    description:
+      'The OAuth principal that acted (docs/oauth.md); null for keys, the CLI and the service.',
+  })
+  actor_principal_id: string | null;
   @ApiProperty({
     enum: [
       'api_key.create',
@@ -23,13 +31,14 @@ export class AuditEntryView {
       'api_key.revoke',
       'config.set',
       'doctor.fix',
+      'principal.update',
     ],
     example: 'api_key.update',
   })
   action: string;
   @ApiProperty({
     example: 'key_9b1c0d2e3f4a5b6c',
-    description: 'The key id, or the configuration key.',
+    description: 'The key id, the principal id, or the configuration key.',
   })
   target: string;
   @ApiProperty({ nullable: true, type: String, example: '5b0c1a52-62b8-4b8e-9d4f-1f8f3f3b8a11' })
@@ -39,7 +48,7 @@ export class AuditEntryView {
     additionalProperties: true,
     example: { daily_limit: { from: 100, to: 500 } },
     description:
-      'create: the settings granted; update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source.',
+      'create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source.',
   })
   details: Record<string, unknown>;
 }

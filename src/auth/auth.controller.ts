@@ -15,10 +15,12 @@ import {
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiQuery,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../audit/audit.context';
 import type { ReplyControl } from '../http/plumbing';
@@ -36,12 +38,13 @@ import {
   CreateApiKeyInput,
   CreatedApiKey,
   Me,
+  OAuthMe,
   RevokedApiKey,
   RotateApiKeyInput,
   UpdateApiKeyInput,
 } from './api-keys.dto';
-import { CurrentKey, Scopes } from './auth.decorators';
-import type { AuthenticatedKey } from './authenticated-key';
+import { CurrentCaller, Scopes } from './auth.decorators';
+import type { Caller } from './caller';
 import { escalates, mayManage } from './escalation';
 import { INSUFFICIENT_PERMISSIONS } from './auth.errors';
 import { decodeCursor, encodeCursor, nextLink } from './key-cursor';
@@ -65,11 +68,26 @@ export class AuthController {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** The calling key, as the service sees it. */
+  /** The calling key, or the principal of the calling OAuth token, as the service sees it. */
   @Get('me')
-  @ApiOperation({ operationId: 'getMe', summary: 'The calling key' })
-  @ApiOkResponse({ type: Me })
-  me(@CurrentKey() key: AuthenticatedKey): Me {
+  @ApiOperation({ operationId: 'getMe', summary: 'The calling key or OAuth principal' })
+  @ApiExtraModels(Me, OAuthMe)
+  @ApiOkResponse({
+    schema: { oneOf: [{ $ref: getSchemaPath(Me) }, { $ref: getSchemaPath(OAuthMe) }] },
+  })
+  me(@CurrentCaller() key: Caller): Me | OAuthMe {
+    if (key.kind === 'principal') {
+      return {
+        auth_method: 'oauth',
+        principal_id: key.id,
+        issuer: key.issuer,
+        subject: key.subject,
+        client_id: key.client_id,
+        scopes: key.scopes,
+        plan: key.plan,
+        expires_at: key.expires_at,
+      };
+    }
     return {
       key_id: key.id,
       name: key.name,
@@ -101,7 +119,7 @@ export class AuthController {
   })
   @ApiErrors(...BODY_ERRORS, 403)
   async create(
-    @CurrentKey() caller: AuthenticatedKey,
+    @CurrentCaller() caller: Caller,
     @Body() input: CreateApiKeyInput,
     @Res({ passthrough: true }) res: ReplyControl,
     @Actor() actor: AuditActor,
@@ -190,7 +208,7 @@ export class AuthController {
   @ApiOkResponse({ type: ApiKeyView })
   @ApiErrors(...BODY_ERRORS, 403, 404, 409)
   async update(
-    @CurrentKey() caller: AuthenticatedKey,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() input: UpdateApiKeyInput,
     @Actor() actor: AuditActor,
@@ -233,7 +251,7 @@ export class AuthController {
   })
   @ApiErrors(...BODY_ERRORS, 403, 404, 409)
   async rotate(
-    @CurrentKey() caller: AuthenticatedKey,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Body() input: RotateApiKeyInput,
     @Res({ passthrough: true }) res: ReplyControl,
@@ -273,7 +291,7 @@ export class AuthController {
   @ApiOkResponse({ type: RevokedApiKey })
   @ApiErrors(403, 404)
   async revoke(
-    @CurrentKey() caller: AuthenticatedKey,
+    @CurrentCaller() caller: Caller,
     @Param('id') id: string,
     @Actor() actor: AuditActor,
   ): Promise<RevokedApiKey> {
@@ -294,7 +312,7 @@ export class AuthController {
    * A key the caller may change: it exists (404), holds nothing the caller lacks (403: no scope, no
    * more generous limit), and is not revoked (409).
    */
-  private async manageable(caller: AuthenticatedKey, id: string): Promise<ApiKeyRecord> {
+  private async manageable(caller: Caller, id: string): Promise<ApiKeyRecord> {
     const target = await this.found(id);
     if (!mayManage(caller, target, this.settings))
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);

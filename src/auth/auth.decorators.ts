@@ -1,7 +1,8 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { ResourceName } from './protected-resource';
 import { Scope } from './scopes';
-import type { ApiRequest, AuthenticatedKey } from './authenticated-key';
+import type { ApiRequest, Caller } from './caller';
 
 /** Routes open to everyone: no key needed, no rate limit or quota. Everything else needs a key. */
 export const Public = Reflector.createDecorator<boolean>({ transform: () => true });
@@ -15,8 +16,14 @@ export const Scopes = Reflector.createDecorator<Scope[]>();
  */
 export const BearerErrorCodes = Reflector.createDecorator<boolean>({ transform: () => true });
 
-/** The key that authenticated the request (only on routes that are not @Public). */
-export const CurrentKey = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): AuthenticatedKey | undefined =>
-    ctx.switchToHttp().getRequest<ApiRequest>().apiKey,
+/**
+ * The OAuth protected resource a route belongs to (src/auth/protected-resource.ts): `mcp` for
+ * /mcp; every other route is the API's. An access token is good only on the resource it names.
+ */
+export const OAuthResource = Reflector.createDecorator<ResourceName>();
+
+/** Who the request was authenticated as, a key or a principal (only on routes that are not @Public). */
+export const CurrentCaller = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): Caller | undefined =>
+    ctx.switchToHttp().getRequest<ApiRequest>().caller,
 );

@@ -2,20 +2,39 @@ import { ApiError } from '../errors/api-error';
 
 export const INSUFFICIENT_PERMISSIONS = 'Insufficient permissions for this operation.';
 
-/** 401 with `WWW-Authenticate: Bearer`, and RFC 6750's `error="invalid_token"` where asked. */
-export function notAuthenticated(
-  detail: 'Not authenticated' | 'Invalid API key',
-  withErrorCode = false,
-): ApiError {
-  return new ApiError(401, detail, {
-    'WWW-Authenticate': withErrorCode ? 'Bearer error="invalid_token"' : 'Bearer',
-  });
+/** What a 401 says: no credentials, a key that opens nothing, or an access token refused. */
+export type NotAuthenticatedDetail =
+  'Not authenticated' | 'Invalid API key' | 'Invalid access token';
+
+/**
+ * The parameters of a `WWW-Authenticate: Bearer` challenge, in the order they are written:
+ * RFC 6750's error code, RFC 9728's `resource_metadata` (where an OAuth client finds the
+ * authorization servers) and the scope to ask for. None: a bare `Bearer`.
+ */
+export interface BearerParams {
+  error?: 'invalid_token' | 'insufficient_scope';
+  resourceMetadata?: string;
+  scope?: string;
 }
 
-/** 403; with RFC 6750's `error="insufficient_scope"` naming the scopes where asked. */
-export function insufficientPermissions(scopes?: readonly string[]): ApiError {
-  const challenge = scopes
-    ? { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scopes.join(' ')}"` }
-    : undefined;
+export function bearerChallenge(params: BearerParams): string {
+  const parts: string[] = [];
+  if (params.error) parts.push(`error="${params.error}"`);
+  if (params.resourceMetadata) parts.push(`resource_metadata="${params.resourceMetadata}"`);
+  if (params.scope) parts.push(`scope="${params.scope}"`);
+  return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
+}
+
+/** 401 with its `WWW-Authenticate: Bearer` challenge. */
+export function notAuthenticated(
+  detail: NotAuthenticatedDetail,
+  params: BearerParams = {},
+): ApiError {
+  return new ApiError(401, detail, { 'WWW-Authenticate': bearerChallenge(params) });
+}
+
+/** 403; with a challenge (`error="insufficient_scope"` and the scopes) where one is asked for. */
+export function insufficientPermissions(params?: BearerParams): ApiError {
+  const challenge = params ? { 'WWW-Authenticate': bearerChallenge(params) } : undefined;
   return new ApiError(403, INSUFFICIENT_PERMISSIONS, challenge);
 }

@@ -4,13 +4,14 @@ import { ApiKeysService } from './api-keys.service';
 import { AuthFailureLimiter } from './auth-failure.limiter';
 import { AuditController } from './audit.controller';
 import { AuthController } from './auth.controller';
+import { Challenges } from './challenges';
 import { UsageController } from './usage.controller';
 
 /** Keys and failed-authentication counts without HTTP: for the pipeline, the CLI and stdio MCP. */
 @Module({
   imports: [LimitsModule],
-  providers: [ApiKeysService, AuthFailureLimiter],
-  exports: [ApiKeysService, AuthFailureLimiter],
+  providers: [ApiKeysService, AuthFailureLimiter, Challenges],
+  exports: [ApiKeysService, AuthFailureLimiter, Challenges],
 })
 export class KeysModule {}
 

@@ -1,6 +1,6 @@
 import { effectiveLimits, planLimits } from '../limits/key-limits';
 import type { Settings } from '../settings/settings';
-import type { AuthenticatedKey } from './authenticated-key';
+import type { Caller } from './caller';
 import { hasScope } from './scopes';
 
 /** The fields of a key request that grant something: what a caller may give only if it has it. */
@@ -28,7 +28,7 @@ function moreDaily(a: number | null, b: number | null): boolean {
  * holds more than it does, for a key's new secret is all it takes to use what the key holds.
  */
 export function escalates(
-  caller: AuthenticatedKey,
+  caller: Caller,
   grant: Grant,
   settings: Settings,
   basePlan = settings.defaultPlan,
@@ -46,11 +46,7 @@ export function escalates(
  * Whether the caller may act on (change, rotate, disable, revoke) a key: everything the key holds,
  * its scopes and its effective limits, is within what the caller holds, by the rule of granting.
  */
-export function mayManage(
-  caller: AuthenticatedKey,
-  target: Required<Grant>,
-  settings: Settings,
-): boolean {
+export function mayManage(caller: Caller, target: Required<Grant>, settings: Settings): boolean {
   const { scopes, plan, daily_limit, rate_limit } = target;
   return !escalates(caller, { scopes, plan, daily_limit, rate_limit }, settings);
 }

@@ -3,24 +3,35 @@ import type { KeyPosition } from '../store/keys/key.store';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY_ID = /^key_[0-9a-f]{16}$/;
 
-/** An opaque cursor: where the next page of the key list starts (after this key). */
-export function encodeCursor(after: KeyPosition): string {
-  return Buffer.from(JSON.stringify([after.created_at, after.id])).toString('base64url');
+/** An opaque cursor of a list ordered by time, then id: where its next page starts. */
+export function encodePosition(at: string, id: string): string {
+  return Buffer.from(JSON.stringify([at, id])).toString('base64url');
 }
 
-/** The position a cursor names, or null for anything the service would not have issued. */
-export function decodeCursor(raw: unknown): KeyPosition | null {
+/** The `[time, id]` a cursor names, or null for anything the service would not have issued. */
+export function decodePosition(raw: unknown, idPattern: RegExp): [at: string, id: string] | null {
   if (typeof raw !== 'string' || raw.length > 200 || !/^[A-Za-z0-9_-]+$/.test(raw)) return null;
   try {
     const value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as unknown;
     if (!Array.isArray(value) || value.length !== 2) return null;
-    const [created_at, id] = value as unknown[];
-    if (typeof created_at !== 'string' || !ISO.test(created_at)) return null;
-    if (typeof id !== 'string' || !KEY_ID.test(id)) return null;
-    return { created_at, id };
+    const [at, id] = value as unknown[];
+    if (typeof at !== 'string' || !ISO.test(at)) return null;
+    if (typeof id !== 'string' || !idPattern.test(id)) return null;
+    return [at, id];
   } catch {
     return null;
   }
+}
+
+/** An opaque cursor: where the next page of the key list starts (after this key). */
+export function encodeCursor(after: KeyPosition): string {
+  return encodePosition(after.created_at, after.id);
+}
+
+/** The position a cursor names, or null for anything the service would not have issued. */
+export function decodeCursor(raw: unknown): KeyPosition | null {
+  const position = decodePosition(raw, KEY_ID);
+  return position && { created_at: position[0], id: position[1] };
 }
 
 /** The relative `Link` to the next page. */

@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { CurrentKey } from './auth.decorators';
+import { CurrentCaller } from './auth.decorators';
 import { ApiErrors, KEYED_ERRORS } from '../docs/api-errors';
-import type { AuthenticatedKey } from './authenticated-key';
+import type { Caller } from './caller';
 import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
 import type { LimitedKey } from '../limits/key-limits';
 import { queryInts } from '../validation/query';
@@ -42,10 +42,7 @@ export class UsageController {
   })
   @ApiOkResponse({ type: UsageView })
   @ApiErrors(400)
-  usage(
-    @CurrentKey() key: AuthenticatedKey,
-    @Query() query: Record<string, unknown>,
-  ): Promise<UsageView> {
+  usage(@CurrentCaller() key: Caller, @Query() query: Record<string, unknown>): Promise<UsageView> {
     const { days } = queryInts(query, { days: { min: 1, max: HISTORY_MAX_DAYS, default: 1 } });
     return usageView(this.quota, key, days as number);
   }

@@ -1,9 +1,15 @@
 /**
  * What the layers of a request write on the request object itself for the ones after them (its
- * id, the authenticated key). It travels as the request does, by hand: no AsyncLocalStorage, whose
- * hook every promise would pay on Node 20.
+ * id, the authenticated caller). It travels as the request does, by hand: no AsyncLocalStorage,
+ * whose hook every promise would pay on Node 20.
  */
 export interface RequestScope {
   id?: string;
-  apiKey?: { id: string };
+  caller?: CallerRef;
+}
+
+/** Enough of a caller to name it in a log line or an audit entry: a key or an OAuth principal. */
+export interface CallerRef {
+  id: string;
+  kind: 'key' | 'principal';
 }

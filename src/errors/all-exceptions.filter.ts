@@ -93,7 +93,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const method = this.adapterHost.httpAdapter.getRequestMethod(req) as string;
     return errorAnswer(exception, this.logger, `${method} ${path}`, () =>
-      requestLogFields(this.exchange.nodeRequest(req), (req as RequestScope).apiKey),
+      requestLogFields(this.exchange.nodeRequest(req), (req as RequestScope).caller),
     );
   }
 }

@@ -14,7 +14,16 @@ export type CorsDelegate = (
 /** What a browser may send and read, as the contract names it. */
 const CORS: CorsOptions = {
   methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-  allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+  allowedHeaders: [
+    'Authorization',
+    'Content-Type',
+    'Idempotency-Key',
+    'X-Request-Id',
+    'Mcp-Method',
+    'Mcp-Name',
+    'MCP-Protocol-Version',
+    'Prefer',
+  ],
   exposedHeaders: [
     'Retry-After',
     'X-RateLimit-Limit',
@@ -23,7 +32,13 @@ const CORS: CorsOptions = {
     'X-Quota-Limit',
     'X-Quota-Used',
     'X-Quota-Remaining',
+    'X-Quota-Cost',
+    'X-Quota-Monthly-Limit',
+    'X-Quota-Monthly-Used',
+    'X-Quota-Monthly-Remaining',
     'X-Request-Id',
+    // A browser's OAuth client reads the 401's challenge to find the resource's metadata.
+    'WWW-Authenticate',
     'Location',
     'Link',
     'Idempotent-Replayed',

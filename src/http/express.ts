@@ -64,7 +64,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         route: routeLabel(req, routes),
         status: res.statusCode,
         seconds: Number(process.hrtime.bigint() - started) / 1e9,
-        keyed: (req as RequestScope).apiKey !== undefined,
+        keyed: (req as RequestScope).caller !== undefined,
       }),
     );
     next();

@@ -133,7 +133,7 @@ function count(plumbing: HttpPlumbing, request: FastifyRequest, reply: FastifyRe
       request.routeOptions.url ?? plumbing.routes.templateFor(pathOf(request.url)) ?? 'unmatched',
     status: reply.statusCode,
     seconds: reply.elapsedTime / 1000,
-    keyed: (request as unknown as RequestScope).apiKey !== undefined,
+    keyed: (request as unknown as RequestScope).caller !== undefined,
   });
 }
 
@@ -240,7 +240,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
 
   instance.addHook('onSend', (request, reply, payload, done) => {
     // The access line, written on the Node response's finish, names the key.
-    (request.raw as NodeRequest).apiKey = (request as unknown as RequestScope).apiKey;
+    (request.raw as NodeRequest).caller = (request as unknown as RequestScope).caller;
     // Express names the charset of any text it sends, as a parameter of the media type; so does this.
     const type = reply.getHeader('content-type');
     if (typeof payload === 'string' && typeof type === 'string' && type !== JSON_UTF8) {
@@ -261,7 +261,7 @@ function takeOver(req: object, res: object): NodeExchange {
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     if (value !== undefined) reply.raw.setHeader(name, value);
   }
-  (request.raw as NodeRequest).apiKey = (request as unknown as RequestScope).apiKey;
+  (request.raw as NodeRequest).caller = (request as unknown as RequestScope).caller;
   reply.hijack();
   return { req: request.raw, res: reply.raw };
 }

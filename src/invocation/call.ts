@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
-import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { Caller } from '../auth/caller';
+import type { ResourceName } from '../auth/protected-resource';
 import type { Scope } from '../auth/scopes';
 import type { Charge } from '../limits/accounting';
 import type { Claim } from './idempotency';
@@ -25,12 +26,17 @@ export interface Call {
   tool?: string;
   /** 401 and 403 carry RFC 6750 error codes (`error="invalid_token"`): MCP clients read them. */
   bearerErrorCodes: boolean;
+  /**
+   * The protected resource the call is made on (docs/oauth.md): `mcp` for /mcp and its tool calls,
+   * `api` (the default) for every other route. An access token must be meant for it.
+   */
+  resource?: ResourceName;
   /** A tool call's body (MCP: its arguments), for the idempotency step's fingerprint. */
   body?: unknown;
   /** The client's Idempotency-Key as received (REST header, MCP `_meta`); undefined: none. */
   idempotencyKey?: unknown;
   /** The caller, when its transport authenticated it for this very call (an MCP POST, its first call). */
-  caller?: AuthenticatedKey;
+  caller?: Caller;
   /** Its rate budget already charged by its transport (every message of an MCP POST). */
   ratePaid?: boolean;
 }
@@ -38,7 +44,7 @@ export interface Call {
 /** What the steps of the pipeline decided about a call, each its own part. */
 export interface Decisions {
   /** Who calls (authentication). */
-  caller?: AuthenticatedKey;
+  caller?: Caller;
   /**
    * The caller came from a copy of its key's record kept between calls (a shared store's, see
    * RedisKeyStore.findKeyByHash): a 403 made on it is made again on the record itself.
@@ -58,7 +64,7 @@ export interface Decisions {
  */
 export interface AnswerFacts {
   headers: Record<string, string | number>;
-  caller?: AuthenticatedKey;
+  caller?: Caller;
 }
 
 /** What a step returns: its part of the decisions (headers are added to those before), or nothing. */
@@ -97,7 +103,7 @@ export const STEP_ORDER = {
 } as const;
 
 /** The caller the authentication step decided; the steps after it rely on it. */
-export function callerOf(decided: Readonly<Decisions>): AuthenticatedKey {
+export function callerOf(decided: Readonly<Decisions>): Caller {
   if (!decided.caller) throw new Error('Invocation step ran before authentication');
   return decided.caller;
 }

@@ -1,7 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { BearerErrorCodes, Public, Scopes } from '../auth/auth.decorators';
-import type { ApiRequest } from '../auth/authenticated-key';
+import { BearerErrorCodes, OAuthResource, Public, Scopes } from '../auth/auth.decorators';
+import type { ApiRequest } from '../auth/caller';
+import type { ResourceName } from '../auth/protected-resource';
 import type { Scope } from '../auth/scopes';
 import { HttpExchange } from '../http/http-exchange';
 import { ToolRoute } from '../tools/tool.decorator';
@@ -15,6 +16,7 @@ interface RouteFacts {
   unguarded: boolean;
   scopes?: Scope[];
   bearerErrorCodes: boolean;
+  resource?: ResourceName;
   ratePaid: boolean;
 }
 
@@ -52,12 +54,13 @@ export class InvocationGuard implements CanActivate {
           requestId: req.id,
           scopes: route.scopes,
           bearerErrorCodes: route.bearerErrorCodes,
+          resource: route.resource,
           ratePaid: route.ratePaid,
         },
         answer,
       );
     } finally {
-      req.apiKey = answer.caller;
+      req.caller = answer.caller;
       const res = http.getResponse<object>();
       for (const name in answer.headers) {
         this.exchange.setHeader(res, name, answer.headers[name]);
@@ -79,6 +82,7 @@ export class InvocationGuard implements CanActivate {
           this.reflector.get(ToolRoute, handler) !== undefined,
         scopes: this.reflector.getAllAndOverride(Scopes, targets),
         bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
+        resource: this.reflector.getAllAndOverride(OAuthResource, targets),
         ratePaid: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
       };
       byHandler.set(handler, facts);

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { KeysModule } from '../auth/auth.module';
 import { LimitsModule } from '../limits/limits.module';
+import { OAuthCoreModule } from '../oauth/oauth.module';
 import { InvocationGuard } from './invocation.guard';
 import { IdempotencyService } from './idempotency';
 import { InvocationPipeline } from './invocation.pipeline';
@@ -21,7 +22,7 @@ import { ToolInvoker } from './tool.invoker';
  */
 @Global()
 @Module({
-  imports: [DiscoveryModule, KeysModule, LimitsModule],
+  imports: [DiscoveryModule, KeysModule, LimitsModule, OAuthCoreModule],
   providers: [
     InvocationPipeline,
     AuthenticateStep,

@@ -1,6 +1,6 @@
 import type { DiscoveryService } from '@nestjs/core';
 import { insufficientPermissions } from '../auth/auth.errors';
-import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { AuthenticatedKey } from '../auth/caller';
 import { ApiError } from '../errors/api-error';
 import { KeyRecordChanged } from '../store/accounting/call-counter';
 import type { Call, InvocationStep } from './call';

@@ -1,5 +1,6 @@
 import { HttpException, Injectable, Optional } from '@nestjs/common';
-import type { ApiRequest } from '../auth/authenticated-key';
+import { callerActor } from '../audit/audit.context';
+import type { ApiRequest } from '../auth/caller';
 import type { ValidationIssue } from '../common/validation-issue';
 import { answerOf } from '../errors/all-exceptions.filter';
 import { ApiError, IdempotentReplay, InputRefused, ValidationFailed } from '../errors/api-error';
@@ -68,7 +69,7 @@ export class ToolInvoker extends ToolRunner {
         answer,
       );
     } finally {
-      request.apiKey = answer.caller;
+      request.caller = answer.caller;
       for (const header in answer.headers) {
         this.exchange.setHeader(res, header, answer.headers[header]);
       }
@@ -119,12 +120,8 @@ export class ToolInvoker extends ToolRunner {
     }
     const decided = await this.pipeline.check(call, answer);
     const caller = callerOf(decided);
-    // The tool runs as the key for the audit trail (over HTTP, with the request's id).
-    const context: ToolContext = {
-      caller,
-      actorKeyId: caller.id,
-      requestId: call.requestId ?? null,
-    };
+    // The tool runs as its caller for the audit trail (over HTTP, with the request's id).
+    const context: ToolContext = { caller, ...callerActor(caller, call.requestId ?? null) };
     const claim = decided.claim;
     try {
       const result = await tool.invoke(await this.validate(tool, args), context);

@@ -4,8 +4,8 @@ import { LoggerModule } from 'nestjs-pino';
 import pino, { Bindings, DestinationStream } from 'pino';
 import { Options, pinoHttp } from 'pino-http';
 import { AUDIT_LOG_FIELD } from '../audit/audit.context';
-import type { ApiRequest } from '../auth/authenticated-key';
-import { requestView } from '../common/request-log';
+import type { ApiRequest } from '../auth/caller';
+import { callerLogField, requestView } from '../common/request-log';
 import { LOG_DESTINATION, LogControl, PINO } from './log-control';
 import { LoggingConfigSync } from './logging-config.sync';
 
@@ -65,15 +65,12 @@ export class LogCoreModule {}
 @Module({ providers: logCoreProviders(2), exports: [PINO, LogControl, LOG_DESTINATION] })
 export class StderrLogCoreModule {}
 
-/** Options of the access logger: request id, key id (never the key), one line at the end. */
+/** Options of the access logger: request id, key or principal id (never a secret), one line at the end. */
 function httpLoggerOptions(logger: pino.Logger): Options {
   return {
     logger,
     genReqId: (req: IncomingMessage) => (req as ApiRequest).id,
-    customProps: (req: IncomingMessage) => {
-      const key = (req as ApiRequest).apiKey;
-      return (key ? { key_id: key.id } : undefined) as Bindings;
-    },
+    customProps: (req: IncomingMessage) => callerLogField((req as ApiRequest).caller) as Bindings,
     serializers: {
       req: (req: { raw: IncomingMessage }) => requestView(req.raw),
       res: (res: ServerResponse) => ({ status_code: res.statusCode }),

@@ -1,8 +1,8 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { ServerResponse } from 'node:http';
-import { BearerErrorCodes, CurrentKey, Scopes } from '../auth/auth.decorators';
-import type { ApiRequest, AuthenticatedKey } from '../auth/authenticated-key';
+import { BearerErrorCodes, CurrentCaller, OAuthResource, Scopes } from '../auth/auth.decorators';
+import type { ApiRequest, Caller } from '../auth/caller';
 import { requestLogFields } from '../common/request-log';
 import { HttpExchange } from '../http/http-exchange';
 import type { AnswerFacts } from '../invocation/call';
@@ -47,9 +47,10 @@ export class McpController {
   @Post()
   @Scopes([TOOL_SCOPE])
   @BearerErrorCodes()
+  @OAuthResource('mcp')
   @CountsOwnRate()
   async handle(
-    @CurrentKey() key: AuthenticatedKey,
+    @CurrentCaller() key: Caller,
     @Req() req: ApiRequest,
     @Res() reply: object,
   ): Promise<void> {
@@ -69,6 +70,7 @@ export class McpController {
     let calls = 0;
     const callerOf = (): ToolCaller => ({
       transport: 'mcp-http',
+      resource: 'mcp',
       authorization,
       client: req.ip ?? 'unknown',
       requestId: req.id,

@@ -86,3 +86,66 @@ describe('the environment, one typed schema', () => {
     expect(settings.plans.free.daily_limit).toBeNull();
   });
 });
+
+describe('OAuth settings', () => {
+  const issuer = 'https://login.example.com/realms/tools';
+
+  it('is off without OAUTH_ISSUERS, PUBLIC_URL alone changing nothing', () => {
+    expect(loadSettings({}).oauth).toBeUndefined();
+    const alone = loadSettings({ PUBLIC_URL: 'https://tools.example.com/' });
+    expect([alone.publicUrl, alone.oauth]).toEqual(['https://tools.example.com', undefined]);
+  });
+
+  it('takes the issuers, audiences, plan and claim, with their defaults', () => {
+    expect(
+      loadSettings({ PUBLIC_URL: 'https://Tools.Example.com:443', OAUTH_ISSUERS: ` ${issuer} ,` })
+        .oauth,
+    ).toEqual({
+      publicUrl: 'https://tools.example.com',
+      issuers: [issuer],
+      audiences: [],
+      defaultPlan: 'free',
+      planClaim: undefined,
+      jwksRefetchMs: 60_000,
+    });
+    expect(
+      loadSettings({
+        PUBLIC_URL: 'https://tools.example.com',
+        OAUTH_ISSUERS: `${issuer},https://login.microsoftonline.com/t/v2.0`,
+        OAUTH_AUDIENCES: 'api://tools, 00000000-0000-0000-0000-000000000001',
+        OAUTH_DEFAULT_PLAN: 'pro',
+        OAUTH_PLAN_CLAIM: 'plan',
+      }).oauth,
+    ).toMatchObject({
+      issuers: [issuer, 'https://login.microsoftonline.com/t/v2.0'],
+      audiences: ['api://tools', '00000000-0000-0000-0000-000000000001'],
+      defaultPlan: 'pro',
+      planClaim: 'plan',
+    });
+  });
+
+  it.each([
+    [
+      { OAUTH_ISSUERS: issuer },
+      'Invalid environment: OAUTH_ISSUERS needs PUBLIC_URL, the origin clients reach the service at',
+    ],
+    [
+      { PUBLIC_URL: 'https://tools.example.com/api', OAUTH_ISSUERS: issuer },
+      "Invalid environment: PUBLIC_URL must be the service's external origin, like https://tools.example.com (no path), got 'https://tools.example.com/api'",
+    ],
+    [
+      { PUBLIC_URL: 'https://tools.example.com', OAUTH_ISSUERS: 'login.example.com' },
+      "Invalid environment: OAUTH_ISSUERS entries must be issuer URLs like https://login.example.com/realms/tools, got 'login.example.com'",
+    ],
+    [
+      {
+        PUBLIC_URL: 'https://tools.example.com',
+        OAUTH_ISSUERS: issuer,
+        OAUTH_DEFAULT_PLAN: 'gold',
+      },
+      "Invalid environment: OAUTH_DEFAULT_PLAN 'gold' is not a plan",
+    ],
+  ])('stops the start on %j', (env, message) => {
+    expect(refusal(env)).toBe(message);
+  });
+});

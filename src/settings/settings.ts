@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { EnvironmentSchema, parseEnvironment, parseOne, wholeNumber } from './environment.schema';
+import {
+  EnvironmentSchema,
+  parseEnvironment,
+  parseOne,
+  wholeNumber,
+  type ParsedEnvironment,
+} from './environment.schema';
 import { redisSettingsFrom, RedisSettings } from './redis.settings';
 import { SettingsError } from './settings.error';
 
@@ -75,7 +81,27 @@ export interface Settings {
   mcpLeanPath: boolean;
   /** The HTTP framework under Nest (HTTP_ADAPTER): the same contract on either. */
   httpAdapter: 'express' | 'fastify';
+  /** The service's external origin (PUBLIC_URL), when set. */
+  publicUrl?: string;
+  /** OAuth access tokens accepted beside keys: set when OAUTH_ISSUERS is (which needs PUBLIC_URL). */
+  oauth?: OAuthSettings;
   version: string;
+}
+
+/** The service as an OAuth protected resource (docs/oauth.md). */
+export interface OAuthSettings {
+  /** PUBLIC_URL: the REST resource is this origin, the MCP resource `<origin>/mcp`. */
+  publicUrl: string;
+  /** Issuer identifiers whose access tokens are accepted (`iss` equals one exactly). */
+  issuers: string[];
+  /** Audiences accepted besides the resource's own URL (for providers without RFC 8707). */
+  audiences: string[];
+  /** A principal's plan when its token names none the service knows. */
+  defaultPlan: string;
+  /** The claim that names a principal's plan, when the provider issues one. */
+  planClaim?: string;
+  /** An unknown `kid` refetches an issuer's keys at most this often. */
+  jwksRefetchMs: number;
 }
 
 export interface HttpTimeouts {
@@ -202,6 +228,7 @@ export function loadSettings(env: Environment): Settings {
     );
   }
   return {
+    ...oauthSettings(parsed, plans),
     dataDir: parsed.DATA_DIR,
     configFile,
     configDocument,
@@ -236,6 +263,35 @@ export function loadSettings(env: Environment): Settings {
     httpAdapter: parsed.HTTP_ADAPTER,
     mcpLeanPath: parsed.MCP_LEAN_PATH,
     version: packageVersion(),
+  };
+}
+
+/** PUBLIC_URL, and OAuth when OAUTH_ISSUERS names an issuer (then PUBLIC_URL is required). */
+function oauthSettings(
+  parsed: ParsedEnvironment,
+  plans: Record<string, PlanLimits>,
+): Pick<Settings, 'publicUrl' | 'oauth'> {
+  const publicUrl = parsed.PUBLIC_URL;
+  if (parsed.OAUTH_ISSUERS.length === 0) return { publicUrl };
+  if (!publicUrl) {
+    throw new SettingsError(
+      'Invalid environment: OAUTH_ISSUERS needs PUBLIC_URL, the origin clients reach the service at',
+    );
+  }
+  const oauthPlan = parsed.OAUTH_DEFAULT_PLAN ?? 'free';
+  if (!planNamed(plans, oauthPlan)) {
+    throw new SettingsError(`Invalid environment: OAUTH_DEFAULT_PLAN '${oauthPlan}' is not a plan`);
+  }
+  return {
+    publicUrl,
+    oauth: {
+      publicUrl,
+      issuers: parsed.OAUTH_ISSUERS,
+      audiences: parsed.OAUTH_AUDIENCES,
+      defaultPlan: oauthPlan,
+      planClaim: parsed.OAUTH_PLAN_CLAIM,
+      jwksRefetchMs: parsed.OAUTH_JWKS_REFETCH_MS,
+    },
   };
 }
 

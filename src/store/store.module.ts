@@ -23,6 +23,9 @@ import { SqliteKeyStore } from './keys/sqlite-key.store';
 import { OverrideStore } from './overrides/override.store';
 import { RedisOverrideStore } from './overrides/redis-override.store';
 import { SqliteOverrideStore } from './overrides/sqlite-override.store';
+import { PrincipalStore } from './principals/principal.store';
+import { RedisPrincipalStore } from './principals/redis-principal.store';
+import { SqlitePrincipalStore } from './principals/sqlite-principal.store';
 import { MemoryRateStore } from './rate/memory-rate.store';
 import type { BudgetStorage } from './rate/rate.store';
 import { RedisRateStore } from './rate/redis-rate.store';
@@ -44,6 +47,7 @@ export interface Stores {
   idempotency: IdempotencyStore;
   audit: AuditStore;
   overrides: OverrideStore;
+  principals: PrincipalStore;
 }
 
 /** The Redis command connection when Redis is configured (any topology); null for the embedded store. */
@@ -73,6 +77,7 @@ export async function openStore(
       idempotency: new SqliteIdempotencyStore(sqlite),
       audit: new SqliteAuditStore(sqlite),
       overrides: new SqliteOverrideStore(sqlite),
+      principals: new SqlitePrincipalStore(sqlite),
     };
   }
   const database = await RedisDatabase.open(
@@ -90,6 +95,7 @@ export async function openStore(
       idempotency: new RedisIdempotencyStore(database),
       audit: new RedisAuditStore(database),
       overrides: await RedisOverrideStore.open(database),
+      principals: new RedisPrincipalStore(database),
     };
   } catch (error) {
     await database.close();
@@ -124,6 +130,7 @@ const concern = <K extends keyof Stores>(token: InjectionToken, name: K): Provid
     concern(IdempotencyStore, 'idempotency'),
     concern(AuditStore, 'audit'),
     concern(OverrideStore, 'overrides'),
+    concern(PrincipalStore, 'principals'),
   ],
   exports: [
     REDIS_CLIENT,
@@ -135,6 +142,7 @@ const concern = <K extends keyof Stores>(token: InjectionToken, name: K): Provid
     IdempotencyStore,
     AuditStore,
     OverrideStore,
+    PrincipalStore,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

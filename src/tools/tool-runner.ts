@@ -1,13 +1,13 @@
 import type { AuditActor } from '../audit/audit.context';
-import type { AuthenticatedKey } from '../auth/authenticated-key';
+import type { Caller } from '../auth/caller';
 
 /**
- * What a tool's handler gets beside its input: who calls (the caller's key), and, as an audit
+ * What a tool's handler gets beside its input: who calls (a key or an OAuth principal), and, as an audit
  * actor, whom the audit trail names (a handler that audits passes the context on as it is).
  */
 export interface ToolContext extends AuditActor {
-  /** The key the call is made with. */
-  caller: AuthenticatedKey;
+  /** The key, or the OAuth principal, the call is made for. */
+  caller: Caller;
 }
 
 /**

@@ -2,21 +2,29 @@ import { Injectable } from '@nestjs/common';
 import { bearerToken } from '../../auth/api-key';
 import { ApiKeysService } from '../../auth/api-keys.service';
 import { AuthFailureLimiter } from '../../auth/auth-failure.limiter';
-import { notAuthenticated } from '../../auth/auth.errors';
+import type { NotAuthenticatedDetail } from '../../auth/auth.errors';
+import type { Caller } from '../../auth/caller';
+import { Challenges } from '../../auth/challenges';
 import { ApiError } from '../../errors/api-error';
+import { InvalidAccessToken } from '../../oauth/access-tokens';
+import { Principals } from '../../oauth/principals.service';
 import { mayBeKept } from '../../store/keys/key.store';
 import { Call, InvocationStep, PipelineStep, STEP_ORDER, StepDecision } from '../call';
 
 /**
- * The bearer key must be active: 401 otherwise, and every failure counts against the client's
- * failed-authentication limit (429 past it). Two Authorization headers are refused, not guessed at.
+ * Who calls: an active key (a bearer token starting `sk_`), or, with OAuth configured, the
+ * principal of a valid access token (any other bearer token, docs/oauth.md). 401 otherwise, and
+ * every failure counts against the client's failed-authentication limit (429 past it); an issuer
+ * that cannot be asked is 503, never a guess. Two Authorization headers are refused, not guessed at.
  */
 @PipelineStep({ order: STEP_ORDER.authenticate })
 @Injectable()
 export class AuthenticateStep implements InvocationStep {
   constructor(
     private readonly keys: ApiKeysService,
+    private readonly principals: Principals,
     private readonly failures: AuthFailureLimiter,
+    private readonly challenges: Challenges,
   ) {}
 
   run(
@@ -36,15 +44,29 @@ export class AuthenticateStep implements InvocationStep {
       throw new ApiError(400, 'Multiple Authorization headers');
     }
     const token = bearerToken(call.authorization[0]);
-    // A kept copy of the key's record is checked by the count of the call's rate: a call whose rate
-    // its transport paid meets no such count, and reads the record itself.
+    // A kept copy of the caller's record is checked by the count of the call's rate: a call whose
+    // rate its transport paid meets no such count, and reads the record itself.
     const fresh = retried || call.ratePaid === true;
-    const key = token === undefined ? undefined : await this.keys.authenticate(token, { fresh });
-    if (key) return { caller: key, keptCaller: !fresh && mayBeKept(key) };
+    let detail: NotAuthenticatedDetail = 'Invalid API key';
+    let caller: Caller | undefined;
+    if (token === undefined) {
+      detail = 'Not authenticated';
+    } else if (this.principals.enabled && !token.startsWith('sk_')) {
+      detail = 'Invalid access token';
+      caller = await this.principals
+        .authenticate(token, call.resource ?? 'api', { fresh })
+        .catch(refusedToken);
+    } else {
+      caller = await this.keys.authenticate(token, { fresh });
+    }
+    if (caller) return { caller, keptCaller: !fresh && mayBeKept(caller) };
     await this.failures.recordFailure(call.client);
-    throw notAuthenticated(
-      token === undefined ? 'Not authenticated' : 'Invalid API key',
-      call.bearerErrorCodes,
-    );
+    throw this.challenges.unauthenticated(detail, call);
   }
+}
+
+/** A token refused is no caller (401); anything else (a 503, a store failure) stands. */
+function refusedToken(error: unknown): undefined {
+  if (error instanceof InvalidAccessToken) return undefined;
+  throw error;
 }

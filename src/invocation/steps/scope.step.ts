@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { insufficientPermissions } from '../../auth/auth.errors';
+import { Challenges } from '../../auth/challenges';
 import { hasAnyScope } from '../../auth/scopes';
 import { Call, callerOf, Decisions, InvocationStep, PipelineStep, STEP_ORDER } from '../call';
 
-/** The key must hold one of the scopes the route or tool asks for: 403 otherwise. */
+/** The caller must hold one of the scopes the route or tool asks for: 403 otherwise. */
 @PipelineStep({ order: STEP_ORDER.scope })
 @Injectable()
 export class ScopeStep implements InvocationStep {
+  constructor(private readonly challenges: Challenges) {}
+
   run(call: Call, decided: Readonly<Decisions>): void {
     const wanted = call.scopes;
     if (!wanted || hasAnyScope(callerOf(decided).scopes, wanted)) return;
-    throw insufficientPermissions(call.bearerErrorCodes ? wanted : undefined);
+    throw this.challenges.insufficientScope(call);
   }
 }

@@ -4,6 +4,8 @@ export interface AuditEntry {
   id: number;
   at: string;
   actor_key_id: string | null;
+  /** The OAuth principal that acted (null for keys, the CLI and the service). */
+  actor_principal_id: string | null;
   action: string;
   target: string;
   request_id: string | null;

@@ -60,8 +60,9 @@ export class RedisAuditStore extends AuditStore {
     return found
       .map((json) => {
         const e = JSON.parse(json) as AuditEntry;
-        // Lua's cjson writes an empty table as an object: details stay an object.
-        return { ...e, details: e.details ?? {} };
+        // Lua's cjson writes an empty table as an object: details stay an object. Entries written
+        // before principals name none.
+        return { ...e, actor_principal_id: e.actor_principal_id ?? null, details: e.details ?? {} };
       })
       .filter((e) => e.at >= query.since);
   }

@@ -11,6 +11,9 @@ const toAuditEntry = (row: AuditRow): AuditEntry => ({
   details: JSON.parse(row.details) as Record<string, unknown>,
 });
 
+/** Added with OAuth: the principal that acted, beside the key. */
+const MIGRATIONS = ['ALTER TABLE audit_log ADD COLUMN actor_principal_id TEXT'];
+
 /** The audit trail in the embedded store: the `audit_log` table. */
 export class SqliteAuditStore extends AuditStore {
   private readonly append: Database.Statement;
@@ -19,11 +22,14 @@ export class SqliteAuditStore extends AuditStore {
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
+    sqlite.ensureSchema('audit', MIGRATIONS);
     const { db } = sqlite;
     this.append = db
       .prepare(
-        `INSERT INTO audit_log (at, actor_key_id, action, target, request_id, details)
-         VALUES (@at, @actor_key_id, @action, @target, @request_id, @details) RETURNING id`,
+        `INSERT INTO audit_log (at, actor_key_id, actor_principal_id, action, target, request_id,
+           details)
+         VALUES (@at, @actor_key_id, @actor_principal_id, @action, @target, @request_id, @details)
+         RETURNING id`,
       )
       .pluck();
     this.prune = db.prepare('DELETE FROM audit_log WHERE at < ?');

@@ -197,12 +197,20 @@ export class RedisIdempotencyStore extends IdempotencyStore {
   }
 
   /**
-   * Every key's entries, found by SCAN on each master (a Cluster's every master), each key's
-   * expired ones forgotten by one script on its own slot, PURGE_SLICE at a time.
+   * Every caller's entries (keys' and principals'), found by SCAN on each master (a Cluster's every
+   * master), each caller's expired ones forgotten by one script on its own slot, PURGE_SLICE at a
+   * time.
    */
   async purgeIdempotent(nowMs: number): Promise<number> {
     const prefix = this.redis.settings.redisKeyPrefix;
-    const match = `${escapeGlob(prefix)}${RedisKeys.idempotencyExpiryPattern}`;
+    let purged = 0;
+    for (const pattern of RedisKeys.idempotencyExpiryPatterns) {
+      purged += await this.purgeMatching(`${escapeGlob(prefix)}${pattern}`, prefix, nowMs);
+    }
+    return purged;
+  }
+
+  private async purgeMatching(match: string, prefix: string, nowMs: number): Promise<number> {
     let purged = 0;
     for (const master of this.redis.masters()) {
       let cursor = '0';

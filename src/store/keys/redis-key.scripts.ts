@@ -2,8 +2,9 @@ import type { Result } from 'ioredis';
 import type { RedisScript } from '../redis/redis.database';
 
 /**
- * Every script that changes a record raises its `revision` (the call counter compares it with a
- * kept copy's). KEYS are prefixed by the client's keyPrefix; ARGV are not.
+ * A key's own scripts (the record scripts every record shares are RECORD_SCRIPTS). Every script
+ * that changes a record raises its `revision` (the call counter compares it with a kept copy's).
+ * KEYS are prefixed by the client's keyPrefix; ARGV are not.
  */
 export const KEY_SCRIPTS = {
   /**
@@ -19,17 +20,6 @@ export const KEY_SCRIPTS = {
       if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
       return 1`,
   },
-  /** KEYS: the key's record. ARGV: field/value pairs. Never overwrites a record. */
-  tisInsertRecord: {
-    numberOfKeys: 1,
-    lua: `
-      if redis.call('EXISTS', KEYS[1]) == 1 then
-        return redis.error_reply('ERR an API key with this id already exists')
-      end
-      redis.call('HSET', KEYS[1], unpack(ARGV))
-      redis.call('HINCRBY', KEYS[1], 'revision', 1)
-      return 1`,
-  },
   /** KEYS: the key's record. ARGV: time. The first revocation time is kept. */
   tisRevokeKey: {
     numberOfKeys: 1,
@@ -38,28 +28,6 @@ export const KEY_SCRIPTS = {
       if redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1]) == 1 then
         redis.call('HINCRBY', KEYS[1], 'revision', 1)
       end
-      return 1`,
-  },
-  /** KEYS: the key's record. ARGV: time. Never creates a record for an unknown id. */
-  tisTouchKey: {
-    numberOfKeys: 1,
-    lua: `
-      if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_used_at', ARGV[1]) end
-      return 0`,
-  },
-  /**
-   * KEYS: the key's record. ARGV: field/value pairs to set, then '--', then fields to delete.
-   * Never creates a record for an unknown id.
-   */
-  tisUpdateKey: {
-    numberOfKeys: 1,
-    lua: `
-      if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-      local i = 1
-      while ARGV[i] ~= '--' do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]); i = i + 2 end
-      i = i + 1
-      while ARGV[i] do redis.call('HDEL', KEYS[1], ARGV[i]); i = i + 1 end
-      redis.call('HINCRBY', KEYS[1], 'revision', 1)
       return 1`,
   },
   /**
@@ -94,10 +62,7 @@ declare module 'ioredis' {
       id: string,
       lockMs: string,
     ): Result<number, Context>;
-    tisInsertRecord(record: string, ...fields: string[]): Result<number, Context>;
-    tisUpdateKey(record: string, ...args: string[]): Result<number, Context>;
     tisRotateKey(record: string, ...args: string[]): Result<string[] | null, Context>;
     tisRevokeKey(record: string, at: string): Result<number, Context>;
-    tisTouchKey(record: string, at: string): Result<number, Context>;
   }
 }

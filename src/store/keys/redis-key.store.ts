@@ -9,6 +9,7 @@ import {
   KeyStore,
   NewKeyRecord,
 } from './key.store';
+import { RECORD_SCRIPTS, updateArguments } from '../redis/record.scripts';
 import { KEY_SCRIPTS } from './redis-key.scripts';
 
 /** The initial-key lock outlives any start-up that holds it (commands time out after 3 s). */
@@ -93,6 +94,7 @@ export class RedisKeyStore extends KeyStore {
 
   constructor(private readonly redis: RedisDatabase) {
     super();
+    redis.define(RECORD_SCRIPTS);
     redis.define(KEY_SCRIPTS);
   }
 
@@ -196,14 +198,8 @@ export class RedisKeyStore extends KeyStore {
   }
 
   async updateKey(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined> {
-    const set: string[] = [];
-    const unset: string[] = [];
-    for (const [field, value] of Object.entries(changes)) {
-      if (value === undefined) continue;
-      if (value === null) unset.push(field);
-      else set.push(field, encodeField(field, value));
-    }
-    await this.redis.durable((p) => p.tisUpdateKey(RedisKeys.record(id), ...set, '--', ...unset));
+    const args = updateArguments(changes, encodeField);
+    await this.redis.durable((p) => p.tisUpdateRecord(RedisKeys.record(id), ...args));
     this.kept.delete(id);
     return this.findKeyById(id);
   }
@@ -249,7 +245,7 @@ export class RedisKeyStore extends KeyStore {
   }
 
   async touchKey(id: string, at: string): Promise<void> {
-    await redisCall(this.client.tisTouchKey(RedisKeys.record(id), at));
+    await redisCall(this.client.tisTouchRecord(RedisKeys.record(id), 'last_used_at', at));
   }
 
   /** Every key in the index has a record that agrees, and its current secret has a lookup. */

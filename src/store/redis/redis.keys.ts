@@ -10,12 +10,15 @@
  *   {<id>}:idem, {<id>}:idem:expiry, {<id>}:idem:bytes   idempotency entries, their expiry
  *                                        times, the bytes they count
  *   {keys}:index                 zset    `<created_at> <id>` of every key, for the ordered list
+ *   {principals}:index           zset    `<first_seen_at> <id>` of every OAuth principal
+ *                                        (a principal's own keys are a key's: record, quota, ...)
  *   {keys}:initial-lock          string  held by the instance creating the first admin key
  *   {audit}:seq, {audit}:log     string, zset  the audit trail
  *   config:overrides             hash    configuration key -> JSON value
  *   {<throttler key>:<throttler>}:hits|blocked  other throttler counters (failed authentications)
  *
- * Key ids are `key_<16 hex>`, so a key's own keys share the hash tag `{key_…}`: its record, quota,
+ * Key ids are `key_<16 hex>` and principal ids `prn_<32 hex>`, so a caller's own keys share the
+ * hash tag `{key_…}` or `{prn_…}`: its record, quota,
  * rate and idempotency keys live in one Cluster slot, and every script that touches several of
  * them runs on one node. The key index and the audit log are one slot each; a secret's lookup is a
  * slot of its own (known before the key id is).
@@ -33,18 +36,25 @@ export const RedisKeys = {
     `${tag(id)}:idem:expiry`,
     `${tag(id)}:idem:bytes`,
   ],
-  /** The SCAN pattern of every key's idempotency expiry set (the purge's way to every key). */
-  idempotencyExpiryPattern: '{key_*}:idem:expiry',
+  /** The SCAN patterns of every caller's idempotency expiry set (the purge's way to every caller). */
+  idempotencyExpiryPatterns: ['{key_*}:idem:expiry', '{prn_*}:idem:expiry'],
   keyIndex: '{keys}:index',
+  principalIndex: '{principals}:index',
   initialKeyLock: '{keys}:initial-lock',
   auditSeq: '{audit}:seq',
   auditLog: '{audit}:log',
   overrides: 'config:overrides',
 } as const;
 
-/** A key's entry in the index: sorts as `(created_at, id)` (ISO times all have one length). */
-export function indexMember(position: { created_at: string; id: string }): string {
-  return `${position.created_at} ${position.id}`;
+/**
+ * An entry of the key index, `(created_at, id)`, or of the principal index, `(first_seen_at, id)`:
+ * sorts by time, then id (ISO times all have one length).
+ */
+export function indexMember(
+  position: { created_at: string; id: string } | { first_seen_at: string; id: string },
+): string {
+  const at = 'created_at' in position ? position.created_at : position.first_seen_at;
+  return `${at} ${position.id}`;
 }
 
 export function idOfIndexMember(member: string): string {

@@ -10,11 +10,13 @@ import { DataDirectoryCheck } from './checks/data-directory.check';
 import { DiskSpaceCheck } from './checks/disk-space.check';
 import { RuntimeVersionCheck } from './checks/runtime-version.check';
 import { StoreCheck } from './checks/store.check';
+import { OAuthIssuersCheck } from './checks/oauth-issuers.check';
+import { OAuthCoreModule } from '../../oauth/oauth.module';
 import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
 
 @Module({
-  imports: [DiscoveryModule, ConfigurationModule],
+  imports: [DiscoveryModule, ConfigurationModule, OAuthCoreModule],
   controllers: [DoctorController],
   providers: [
     DoctorService,
@@ -27,6 +29,7 @@ import { DoctorService } from './doctor.service';
     CacheDirectoryCheck,
     ApiKeysCheck,
     DiskSpaceCheck,
+    OAuthIssuersCheck,
   ],
   exports: [DoctorService],
 })

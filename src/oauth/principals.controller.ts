@@ -1,0 +1,192 @@
+import { Body, Controller, Get, Inject, Param, Patch, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Actor, type AuditActor } from '../audit/audit.context';
+import { CurrentCaller, Scopes } from '../auth/auth.decorators';
+import { INSUFFICIENT_PERMISSIONS } from '../auth/auth.errors';
+import type { Caller } from '../auth/caller';
+import { escalates, mayManage } from '../auth/escalation';
+import { decodePosition, encodePosition, nextLink } from '../auth/key-cursor';
+import { usageView } from '../auth/usage.controller';
+import { UsageView } from '../auth/usage.dto';
+import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
+import { ApiError, ValidationFailed } from '../errors/api-error';
+import type { ReplyControl } from '../http/plumbing';
+import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
+import { planNamed, Settings, SETTINGS } from '../settings/settings';
+import type { PrincipalChanges, PrincipalRecord } from '../store/principals/principal.store';
+import { invalidQueryValue, queryInts } from '../validation/query';
+import { Principals } from './principals.service';
+import { PrincipalView, UpdatePrincipalInput } from './principals.dto';
+
+export const PRINCIPALS_PATH = '/api/v1/auth/principals';
+const MAX_PAGE = 1000;
+const PRINCIPAL_ID = /^prn_[0-9a-f]{32}$/;
+const PRINCIPAL_NOT_FOUND = 'Principal not found';
+
+function toView(
+  record: PrincipalRecord,
+  planOf: (record: PrincipalRecord) => string,
+): PrincipalView {
+  return {
+    id: record.id,
+    issuer: record.issuer,
+    subject: record.subject,
+    client_id: record.client_id,
+    plan: planOf(record),
+    operator_plan: record.plan,
+    daily_limit: record.daily_limit,
+    rate_limit: record.rate_limit,
+    enabled: record.enabled,
+    first_seen_at: record.first_seen_at,
+    last_seen_at: record.last_seen_at,
+  };
+}
+
+/**
+ * The OAuth principals, for operators (docs/oauth.md): every principal a token has spoken for,
+ * its usage, and its settings (plan, limits, enabled). Changing one follows the no-escalation rule
+ * of keys: nothing more generous than the caller's own, and only principals whose limits are
+ * within the caller's.
+ */
+@ApiTags('auth')
+@ApiBearerAuth()
+@ApiErrors(...KEYED_ERRORS)
+@Controller(PRINCIPALS_PATH.slice(1))
+export class PrincipalsController {
+  constructor(
+    private readonly principals: Principals,
+    private readonly quota: QuotaService,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  /** Principals in the order they were first seen, a page at a time (`Link` to the next). */
+  @Get()
+  @Scopes(['admin:read'])
+  @ApiOperation({ operationId: 'listPrincipals', summary: 'List OAuth principals' })
+  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: MAX_PAGE },
+  })
+  @ApiOkResponse({
+    type: [PrincipalView],
+    headers: {
+      Link: {
+        description: 'While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL).',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiErrors(400, 403)
+  async list(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): Promise<PrincipalView[]> {
+    const { limit } = queryInts(query, { limit: { min: 1, max: MAX_PAGE, default: MAX_PAGE } });
+    let after: { first_seen_at: string; id: string } | undefined;
+    if (query.cursor !== undefined) {
+      const position = decodePosition(query.cursor, PRINCIPAL_ID);
+      if (!position) throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
+      after = { first_seen_at: position[0], id: position[1] };
+    }
+    const page = limit as number;
+    const records = await this.principals.list({ after, limit: page + 1 });
+    if (records.length > page) {
+      const last = records[page - 1];
+      res.header(
+        'Link',
+        nextLink(PRINCIPALS_PATH, page, encodePosition(last.first_seen_at, last.id)),
+      );
+    }
+    return records.slice(0, page).map((record) => toView(record, this.planOf));
+  }
+
+  @Get(':id')
+  @Scopes(['admin:read'])
+  @ApiOperation({ operationId: 'getPrincipal', summary: 'One OAuth principal' })
+  @ApiOkResponse({ type: PrincipalView })
+  @ApiErrors(403, 404)
+  async get(@Param('id') id: string): Promise<PrincipalView> {
+    return toView(await this.found(id), this.planOf);
+  }
+
+  /** A principal's usage: today against its limit, and `days` UTC days of history. */
+  @Get(':id/usage')
+  @Scopes(['admin:read'])
+  @ApiOperation({ operationId: 'getPrincipalUsage', summary: "A principal's usage and history" })
+  @ApiQuery({
+    name: 'days',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_DAYS, default: 1 },
+  })
+  @ApiOkResponse({ type: UsageView })
+  @ApiErrors(400, 403, 404)
+  async usage(
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<UsageView> {
+    const { days } = queryInts(query, { days: { min: 1, max: HISTORY_MAX_DAYS, default: 1 } });
+    const record = await this.found(id);
+    return usageView(this.quota, this.limited(record), days as number);
+  }
+
+  /**
+   * Changes a principal: plan, limits, enabled. Effective from its next call on any instance; a
+   * disabled principal's tokens get 401 at once.
+   */
+  @Patch(':id')
+  @Scopes(['admin:write'])
+  @ApiOperation({ operationId: 'updatePrincipal', summary: 'Change an OAuth principal' })
+  @ApiOkResponse({ type: PrincipalView })
+  @ApiErrors(...BODY_ERRORS, 403, 404)
+  async update(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Body() input: UpdatePrincipalInput,
+    @Actor() actor: AuditActor,
+  ): Promise<PrincipalView> {
+    const target = await this.found(id);
+    const changes = Object.fromEntries(
+      Object.entries(input).filter(([, value]) => value !== undefined),
+    ) as PrincipalChanges;
+    if (typeof changes.plan === 'string' && !planNamed(this.settings.plans, changes.plan)) {
+      throw new ValidationFailed([
+        {
+          loc: ['body', 'plan'],
+          msg: `Unknown plan '${changes.plan}'; expected one of: ${Object.keys(this.settings.plans).join(', ')}`,
+          type: 'value_error',
+        },
+      ]);
+    }
+    const current = this.limited(target);
+    const grant = { ...changes, plan: changes.plan ?? undefined };
+    if (
+      !mayManage(caller, { scopes: [], ...current }, this.settings) ||
+      escalates(caller, grant, this.settings, current.plan)
+    ) {
+      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
+    }
+    const record = await this.principals.update(target, changes, actor);
+    if (!record) throw new ApiError(404, PRINCIPAL_NOT_FOUND);
+    return toView(record, this.planOf);
+  }
+
+  private readonly planOf = (record: PrincipalRecord) => this.principals.planOf(record);
+
+  /** A principal's limits as they stand (its plan: the operator's, else OAUTH_DEFAULT_PLAN). */
+  private limited(record: PrincipalRecord) {
+    return {
+      id: record.id,
+      plan: this.principals.planOf(record),
+      daily_limit: record.daily_limit,
+      rate_limit: record.rate_limit,
+    };
+  }
+
+  private async found(id: string): Promise<PrincipalRecord> {
+    const record = PRINCIPAL_ID.test(id) ? await this.principals.find(id) : undefined;
+    if (!record) throw new ApiError(404, PRINCIPAL_NOT_FOUND);
+    return record;
+  }
+}

@@ -1,0 +1,67 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { BoolField, IntField, StringField } from '../validation/fields';
+
+/** A PATCH of a principal: only the fields given change; null returns a field to its default. */
+export class UpdatePrincipalInput {
+  @StringField({
+    description:
+      "Plan (free, pro, unlimited or the operator's); null: the plan its tokens name, else OAUTH_DEFAULT_PLAN.",
+    nullable: true,
+    maxLength: 50,
+    example: 'pro',
+  })
+  plan?: string | null;
+
+  @IntField({
+    description: "Calls per UTC day, beating the plan's; null: the plan's.",
+    nullable: true,
+    minimum: 0,
+    maximum: 1_000_000_000,
+    example: 500,
+  })
+  daily_limit?: number | null;
+
+  @IntField({
+    description: "Calls per rate-limit window, beating the plan's; null: the plan's.",
+    nullable: true,
+    minimum: 1,
+    maximum: 1_000_000,
+  })
+  rate_limit?: number | null;
+
+  @BoolField({
+    description: "false: the principal's tokens get 401 until it is enabled again.",
+    optional: true,
+    example: false,
+  })
+  enabled?: boolean;
+}
+
+/** A principal as operators see it (docs/oauth.md). */
+export class PrincipalView {
+  @ApiProperty({ example: 'prn_5d0c3e8f1a2b4c6d7e8f9a0b1c2d3e4f' }) id: string;
+  @ApiProperty({ example: 'https://login.example.com/realms/tools' }) issuer: string;
+  @ApiProperty({ description: "The token's `sub`." }) subject: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "The token's `client_id` (else `azp`).",
+  })
+  client_id: string | null;
+  @ApiProperty({
+    description:
+      'Its plan: the one an operator set, else the one its last token named (OAUTH_PLAN_CLAIM), else OAUTH_DEFAULT_PLAN.',
+  })
+  plan: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'The plan an operator set (PATCH); null: none, its tokens decide.',
+  })
+  operator_plan: string | null;
+  @ApiProperty({ nullable: true, type: 'integer' }) daily_limit: number | null;
+  @ApiProperty({ nullable: true, type: 'integer' }) rate_limit: number | null;
+  @ApiProperty() enabled: boolean;
+  @ApiProperty() first_seen_at: string;
+  @ApiProperty() last_seen_at: string;
+}
