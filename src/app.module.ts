@@ -9,6 +9,7 @@ import { HealthModule } from './health/health.module';
 import { HttpPlumbingModule } from './http/http.module';
 import { InvocationGuard } from './invocation/invocation.guard';
 import { InvocationModule } from './invocation/invocation.module';
+import { InvocationsHttpModule } from './invocation/runtime/invocations.controller';
 import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging/logging.module';
 import { McpCoreModule, McpModule } from './mcp/mcp.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -61,6 +62,7 @@ export function rootModule(
           HttpPlumbingModule,
           LoggingModule,
           InvocationModule,
+          InvocationsHttpModule,
           AuthModule,
           OAuthModule,
           ToolsModule,

@@ -76,20 +76,22 @@ describe('key list pages, usage history, limits on another instance (e2e)', () =
       const own = await t.http().get('/api/v1/usage?days=4').set(bearer(key));
       expect(own.status).toBe(200);
       expect(own.body).toMatchObject({ used: 2, daily_limit: 100, remaining: 98 });
+      const greets = (n: number) =>
+        n ? { greet: { calls: n, credits: n, failed: 0 } } : ({} as Record<string, never>);
       expect(own.body.history).toEqual([
-        { date: '2031-07-03', used: 2 },
-        { date: '2031-07-02', used: 0 },
-        { date: '2031-07-01', used: 1 },
-        { date: '2031-06-30', used: 0 },
+        { date: '2031-07-03', used: 2, by_tool: greets(2) },
+        { date: '2031-07-02', used: 0, by_tool: greets(0) },
+        { date: '2031-07-01', used: 1, by_tool: greets(1) },
+        { date: '2031-06-30', used: 0, by_tool: greets(0) },
       ]);
       const today = await t.http().get('/api/v1/usage').set(bearer(key));
-      expect(today.body.history).toEqual([{ date: '2031-07-03', used: 2 }]);
+      expect(today.body.history).toEqual([{ date: '2031-07-03', used: 2, by_tool: greets(2) }]);
       const byAdmin = await t.http().get(`${KEYS}/${id}/usage?days=4`).set(admin());
       expect(byAdmin.status).toBe(200);
       expect(byAdmin.body).toEqual(own.body);
       const ninety = await t.http().get(`${KEYS}/${id}/usage?days=90`).set(admin());
       expect(ninety.body.history).toHaveLength(90);
-      expect(ninety.body.history[89]).toEqual({ date: '2031-04-05', used: 0 });
+      expect(ninety.body.history[89]).toEqual({ date: '2031-04-05', used: 0, by_tool: {} });
     });
 
     it('answers days out of range, not a number; unknown keys 404; no admin:read 403', async () => {

@@ -44,7 +44,9 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
     expect(body).toMatchObject({ plan: 'free', daily_limit: 5, used: 1, remaining: 4 });
     expect(body.history.map((d) => d.used)).toEqual([1, 0, 0]);
     expect(usageText.stdout).toMatch(
-      new RegExp(`^${id}: 1 call today, limit 5, plan free\\.\\n\\d{4}-\\d{2}-\\d{2}\\t1\\n$`),
+      new RegExp(
+        `^${id}: 1 credit today, limit 5, plan free\\.\\n\\d{4}-\\d{2}-\\d{2}\\t1\\tgreet: 1 call, 1 credit, 0 failed\\n$`,
+      ),
     );
   });
 

@@ -81,7 +81,14 @@ describe('daily quota (e2e)', () => {
       used: 1,
       remaining: null,
       resets_at: expect.stringMatching(/T00:00:00\.000Z$/),
-      history: [{ date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), used: 1 }],
+      monthly: null,
+      history: [
+        {
+          date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+          used: 1,
+          by_tool: { greet: { calls: 1, credits: 1, failed: 0 } },
+        },
+      ],
     });
   });
 

@@ -49,6 +49,16 @@ describe('OAuth: the service as a protected resource (e2e)', () => {
       },
     });
     await listenOn(t, port);
+    // Every test's client-credentials tokens speak for one principal: a rate its calls, in any
+    // order, cannot reach within a second (its plan stays the claim's).
+    const cc = await clientCredentialsToken(as.issuer, { resource: base, scope: 'services:read' });
+    const me = await t.http().get('/api/v1/auth/me').set(bearer(cc));
+    await t
+      .http()
+      .patch(`/api/v1/auth/principals/${me.body.principal_id as string}`)
+      .set(bearer(t.adminKey))
+      .send({ rate_limit: 1000 })
+      .expect(200);
   }, 60_000);
 
   afterAll(async () => {

@@ -377,6 +377,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
         scopes: ['*'],
         plan: 'unlimited',
         daily_limit: null,
+        monthly_limit: null,
         rate_limit: null,
         created_at: new Date().toISOString(),
         expires_at: null,

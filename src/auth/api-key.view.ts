@@ -30,6 +30,7 @@ export function toView(key: ApiKeyRecord | AuthenticatedKey, now = new Date()): 
     scopes: key.scopes,
     plan: key.plan,
     daily_limit: key.daily_limit,
+    monthly_limit: key.monthly_limit,
     rate_limit: key.rate_limit,
     created_at: key.created_at,
     expires_at: key.expires_at,

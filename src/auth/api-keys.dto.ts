@@ -40,12 +40,20 @@ export class CreateApiKeyInput {
   plan?: string;
 
   @IntField({
-    description: "Calls per UTC day, beating the plan's.",
+    description: "Credits per UTC day (a call costs its tool's cost), beating the plan's.",
     nullable: true,
     minimum: 0,
     maximum: 1_000_000_000,
   })
   daily_limit?: number | null;
+
+  @IntField({
+    description: "Credits per UTC calendar month, beating the plan's.",
+    nullable: true,
+    minimum: 0,
+    maximum: 100_000_000_000,
+  })
+  monthly_limit?: number | null;
 
   @IntField({
     description: "Calls per second, beating the plan's.",
@@ -88,13 +96,21 @@ export class UpdateApiKeyInput {
   plan?: string;
 
   @IntField({
-    description: "Calls per UTC day, beating the plan's; null: the plan's.",
+    description: "Credits per UTC day, beating the plan's; null: the plan's.",
     nullable: true,
     minimum: 0,
     maximum: 1_000_000_000,
     example: 500,
   })
   daily_limit?: number | null;
+
+  @IntField({
+    description: "Credits per UTC calendar month, beating the plan's; null: the plan's.",
+    nullable: true,
+    minimum: 0,
+    maximum: 100_000_000_000,
+  })
+  monthly_limit?: number | null;
 
   @IntField({
     description: "Calls per second, beating the plan's; null: the plan's.",
@@ -143,9 +159,16 @@ export class ApiKeyView {
     type: 'integer',
     nullable: true,
     example: 500,
-    description: "Calls per UTC day; null: the plan's.",
+    description: "Credits per UTC day; null: the plan's.",
   })
   daily_limit: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: "Credits per UTC calendar month; null: the plan's.",
+  })
+  monthly_limit: number | null;
   @ApiProperty({
     type: 'integer',
     nullable: true,

@@ -33,6 +33,7 @@ function granted(record: ApiKeyRecord): Record<string, unknown> {
     scopes: record.scopes,
     plan: record.plan,
     daily_limit: record.daily_limit,
+    monthly_limit: record.monthly_limit,
     rate_limit: record.rate_limit,
     expires_at: record.expires_at,
   };
@@ -193,6 +194,7 @@ export class ApiKeysService {
       scopes: this.resolveScopes(request),
       plan,
       daily_limit: request.daily_limit ?? null,
+      monthly_limit: request.monthly_limit ?? null,
       rate_limit: request.rate_limit ?? null,
       created_at: now.toISOString(),
       expires_at: days ? new Date(now.getTime() + days * 86_400_000).toISOString() : null,

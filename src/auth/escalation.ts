@@ -8,18 +8,33 @@ export interface Grant {
   scopes?: string[];
   plan?: string;
   daily_limit?: number | null;
+  monthly_limit?: number | null;
   rate_limit?: number | null;
 }
 
-/** `a` allows more than `b`: a null daily limit is no limit at all. */
-function moreDaily(a: number | null, b: number | null): boolean {
+/** The longest UTC month: what a daily limit allows at most in one. */
+const DAYS_IN_A_MONTH = 31;
+
+/**
+ * The most a key may spend in a month: its monthly limit, and no more than its daily limit allows
+ * in 31 days (a key without a monthly limit but with a daily one is bounded by the daily one);
+ * null: no bound at all.
+ */
+function monthlyBound(monthly: number | null, daily: number | null): number | null {
+  const byDays = daily === null ? null : daily * DAYS_IN_A_MONTH;
+  if (monthly === null) return byDays;
+  return byDays === null ? monthly : Math.min(monthly, byDays);
+}
+
+/** `a` allows more than `b`: a null limit is no limit at all. */
+function moreCredits(a: number | null, b: number | null): boolean {
   if (b === null) return false;
   return a === null || a > b;
 }
 
 /**
  * The one no-escalation rule: whether a grant goes beyond what the caller holds, a scope it lacks,
- * or a daily or rate limit more generous than its own effective ones. Only the fields being set are
+ * or a daily, monthly or rate limit more generous than its own effective ones. Only the fields being set are
  * compared, each limit on its own: a plan by its limits, unless the grant sets that limit itself (a
  * null limit falls back to the plan, `basePlan` when the grant names none).
  *
@@ -36,10 +51,15 @@ export function escalates(
   if (grant.scopes?.some((scope) => !hasScope(caller.scopes, scope))) return true;
   const own = effectiveLimits(caller, settings);
   const plan = planLimits(settings, grant.plan ?? basePlan);
-  const setsDaily = grant.plan !== undefined || grant.daily_limit !== undefined;
-  const setsRate = grant.plan !== undefined || grant.rate_limit !== undefined;
-  if (setsDaily && moreDaily(grant.daily_limit ?? plan.daily_limit, own.daily_limit)) return true;
-  return setsRate && (grant.rate_limit ?? plan.rate_limit) > own.rate_limit;
+  const sets = (field: 'daily_limit' | 'monthly_limit' | 'rate_limit') =>
+    grant.plan !== undefined || grant[field] !== undefined;
+  const daily = grant.daily_limit ?? plan.daily_limit;
+  if (sets('daily_limit') && moreCredits(daily, own.daily_limit)) return true;
+  // A month is compared by what each may spend in one: a monthly limit, or 31 days of a daily one.
+  const monthly = monthlyBound(grant.monthly_limit ?? plan.monthly_limit, daily);
+  const ownMonthly = monthlyBound(own.monthly_limit, own.daily_limit);
+  if (sets('monthly_limit') && moreCredits(monthly, ownMonthly)) return true;
+  return sets('rate_limit') && (grant.rate_limit ?? plan.rate_limit) > own.rate_limit;
 }
 
 /**
@@ -47,6 +67,6 @@ export function escalates(
  * its scopes and its effective limits, is within what the caller holds, by the rule of granting.
  */
 export function mayManage(caller: Caller, target: Required<Grant>, settings: Settings): boolean {
-  const { scopes, plan, daily_limit, rate_limit } = target;
-  return !escalates(caller, { scopes, plan, daily_limit, rate_limit }, settings);
+  const { scopes, plan, daily_limit, monthly_limit, rate_limit } = target;
+  return !escalates(caller, { scopes, plan, daily_limit, monthly_limit, rate_limit }, settings);
 }

@@ -10,6 +10,7 @@ export interface NewKeyRequest {
   scope_template?: string;
   plan?: string;
   daily_limit?: number | null;
+  monthly_limit?: number | null;
   rate_limit?: number | null;
   expires_in_days?: number | null;
 }

@@ -1,12 +1,19 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentCaller } from './auth.decorators';
 import { ApiErrors, KEYED_ERRORS } from '../docs/api-errors';
 import type { Caller } from './caller';
 import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
 import type { LimitedKey } from '../limits/key-limits';
 import { queryInts } from '../validation/query';
-import { UsageView } from './usage.dto';
+import { ToolUsageView, UsageView } from './usage.dto';
 
 /** A key's usage today against its daily limit, and the last `days` UTC days. */
 export async function usageView(
@@ -15,17 +22,25 @@ export async function usageView(
   days: number,
 ): Promise<UsageView> {
   const [state, history] = await Promise.all([quota.usage(key), quota.history(key, days)]);
+  const monthly = state.monthly;
   return {
     plan: key.plan,
     daily_limit: state.limit,
     used: state.used,
     remaining: state.remaining,
     resets_at: state.resetsAt.toISOString(),
+    monthly: monthly && {
+      limit: monthly.limit,
+      used: monthly.used,
+      remaining: monthly.remaining,
+      resets_at: monthly.resetsAt.toISOString(),
+    },
     history,
   };
 }
 
 @ApiTags('usage')
+@ApiExtraModels(ToolUsageView)
 @ApiBearerAuth()
 @ApiErrors(...KEYED_ERRORS)
 @Controller('api/v1/usage')

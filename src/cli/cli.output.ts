@@ -28,6 +28,7 @@ export function describeKey(v: ApiKeyView): Line[] {
     line`  scopes      ${v.scopes.join(',')}`,
     line`  plan        ${v.plan}`,
     line`  daily_limit ${v.daily_limit ?? "plan's"}`,
+    line`  monthly_limit ${v.monthly_limit ?? "plan's"}`,
     line`  rate_limit  ${v.rate_limit ?? "plan's"}`,
     line`  created_at  ${v.created_at}`,
     line`  expires_at  ${v.expires_at ?? 'never'}`,

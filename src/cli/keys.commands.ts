@@ -9,7 +9,8 @@ import { SCOPE_TEMPLATES } from '../auth/scopes';
 import { plural } from '../common/text';
 import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
 import { limitOrNone, noneAsNull, scopeList, scopesHelp, wholeNumber } from './cli.options';
-import { describeKey, line, notFound, out } from './cli.output';
+import { describeKey, line, Line, notFound, out } from './cli.output';
+import { usageView } from '../auth/usage.controller';
 
 /** Runs work on an application context of the CLI's modules (cli.ts makes it). */
 export type WithContext = <T>(work: (app: INestApplicationContext) => Promise<T>) => Promise<T>;
@@ -25,7 +26,8 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
     .addOption(new Option('--scopes <list>', 'comma-separated scopes').conflicts('template'))
     .option('--template <name>', `scope template: ${Object.keys(SCOPE_TEMPLATES).join(', ')}`)
     .option('--plan <plan>', 'plan: free, pro or unlimited')
-    .option('--daily-limit <n>', "calls per UTC day, beating the plan's", wholeNumber(0))
+    .option('--daily-limit <n>', "credits per UTC day, beating the plan's", wholeNumber(0))
+    .option('--monthly-limit <n>', "credits per UTC month, beating the plan's", wholeNumber(0))
     .option('--rate-limit <n>', "calls per second, beating the plan's", wholeNumber(1))
     .option('--expires-in-days <n>', 'days until the key expires', wholeNumber(1))
     .option('--json', 'print one JSON object')
@@ -37,6 +39,7 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
         template?: string;
         plan?: string;
         dailyLimit?: number;
+        monthlyLimit?: number;
         rateLimit?: number;
         expiresInDays?: number;
         json?: boolean;
@@ -53,6 +56,7 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
               scope_template: opts.template,
               plan: opts.plan,
               daily_limit: opts.dailyLimit,
+              monthly_limit: opts.monthlyLimit,
               rate_limit: opts.rateLimit,
               expires_in_days: opts.expiresInDays,
             },
@@ -114,7 +118,8 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
     .option('--name <name>', 'a new name')
     .option('--scopes <list>', 'comma-separated scopes, replacing the current ones')
     .option('--plan <plan>', 'plan: free, pro or unlimited')
-    .option('--daily-limit <n|none>', "calls per UTC day; none: the plan's", limitOrNone(0))
+    .option('--daily-limit <n|none>', "credits per UTC day; none: the plan's", limitOrNone(0))
+    .option('--monthly-limit <n|none>', "credits per UTC month; none: the plan's", limitOrNone(0))
     .option('--rate-limit <n|none>', "calls per second; none: the plan's", limitOrNone(1))
     .addOption(new Option('--enable', 'let the key in again').conflicts('disable'))
     .option('--disable', 'refuse the key (401) until enabled')
@@ -128,6 +133,7 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
           scopes?: string;
           plan?: string;
           dailyLimit?: number | 'none';
+          monthlyLimit?: number | 'none';
           rateLimit?: number | 'none';
           enable?: boolean;
           disable?: boolean;
@@ -139,6 +145,7 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
           scopes: scopeList(opts.scopes),
           plan: opts.plan,
           daily_limit: noneAsNull(opts.dailyLimit),
+          monthly_limit: noneAsNull(opts.monthlyLimit),
           rate_limit: noneAsNull(opts.rateLimit),
           enabled: opts.enable ? true : opts.disable ? false : undefined,
         };
@@ -197,24 +204,25 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
       const usage = await withContext(async (app) => {
         const target = await app.get(ApiKeysService).find(id);
         if (!target) throw notFound(id);
-        const quota = app.get(QuotaService);
-        const [state, history] = await Promise.all([
-          quota.usage(target),
-          quota.history(target, opts.days),
-        ]);
-        return {
-          plan: target.plan,
-          daily_limit: state.limit,
-          used: state.used,
-          remaining: state.remaining,
-          resets_at: state.resetsAt.toISOString(),
-          history,
-        };
+        return usageView(app.get(QuotaService), target, opts.days);
       });
       if (opts.json) return out(line`${JSON.stringify(usage)}`);
       out(
-        line`${id}: ${plural(usage.used, 'call')} today, limit ${usage.daily_limit ?? 'none'}, plan ${usage.plan}.`,
+        line`${id}: ${plural(usage.used, 'credit')} today, limit ${usage.daily_limit ?? 'none'}, plan ${usage.plan}.`,
       );
-      for (const day of usage.history) out(line`${day.date}\t${day.used}`);
+      const month = usage.monthly;
+      if (month) {
+        out(line`this month: ${month.used} of ${month.limit} credits, until ${month.resets_at}.`);
+      }
+      // A day: its credits, then each tool's calls, credits and failures, tab-separated.
+      for (const day of usage.history) {
+        const tools = Object.keys(day.by_tool)
+          .sort()
+          .map((tool) => {
+            const { calls, credits, failed } = day.by_tool[tool];
+            return line`\t${tool}: ${plural(calls, 'call')}, ${plural(credits, 'credit')}, ${failed} failed`;
+          });
+        out([line`${day.date}\t${day.used}`, ...tools].join('') as Line);
+      }
     });
 }

@@ -23,7 +23,7 @@ export interface InvalidOverride {
 }
 
 /** The operator's section of CONFIG_FILE (src/settings/settings.ts reads it); not part of the tree. */
-const OPERATOR_SECTIONS = new Set(['limits']);
+const OPERATOR_SECTIONS = new Set(['limits', 'tools']);
 
 function walkFile(
   node: Record<string, unknown>,

@@ -65,6 +65,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = this.adapterHost.httpAdapter;
     if (exception instanceof IdempotentReplay && !http.isHeadersSent(res)) {
       this.exchange.setHeader(res, 'Idempotent-Replayed', 'true');
+      for (const [name, value] of Object.entries(exception.headers)) {
+        this.exchange.setHeader(res, name, value);
+      }
       this.adapterHost.httpAdapter.reply(res, exception.body, exception.getStatus());
       return;
     }
@@ -117,6 +120,11 @@ export function errorAnswer(
     logger.warn(logFields(), `Store unavailable on ${where}: ${exception.message}`);
   } else if (!(exception instanceof HttpException) && answer.status === 500) {
     logger.error({ ...logFields(), err: exception }, `Unhandled error on ${where}`);
+  } else if (exception instanceof ApiError && (answer.status === 503 || answer.status === 504)) {
+    // A refusal the service decided in its own words (a tool at capacity, past its deadline, an
+    // authorization server that cannot be asked): counted in /metrics, and one line at most, no
+    // stack, so that a flood of them is not a flood of the log.
+    if (answer.status === 504) logger.warn(logFields(), `${where}: ${String(answer.detail)}`);
   } else if (answer.status >= 500) {
     logger.error({ ...logFields(), err: exception }, `Server error on ${where}`);
   }

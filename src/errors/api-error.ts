@@ -43,6 +43,8 @@ export class IdempotentReplay extends HttpException {
   constructor(
     status: number,
     readonly body: unknown,
+    /** Headers the replay carries besides its own (a 202's `Location`). */
+    readonly headers: Record<string, string | number> = {},
   ) {
     super(body as Record<string, unknown>, status);
   }

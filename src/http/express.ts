@@ -109,5 +109,6 @@ export const expressPlatform: HttpPlatform = {
   // Express's request and response are Node's own.
   takeOver: (req, res) => ({ req, res }) as ReturnType<HttpPlatform['takeOver']>,
   nodeRequest: (req) => req as IncomingMessage,
+  nodeResponse: (res) => res as ServerResponse,
   setHeader: (res, name, value) => (res as ServerResponse).setHeader(name, value),
 };

@@ -275,5 +275,6 @@ export const fastifyPlatform: HttpPlatform = {
   },
   takeOver,
   nodeRequest: (req) => (req as FastifyRequest).raw,
+  nodeResponse: (res) => (res as FastifyReply).raw,
   setHeader: (res, name, value) => void (res as FastifyReply).header(name, value),
 };

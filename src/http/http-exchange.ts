@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pathOf } from './body';
 import { httpPlatform, type HttpAdapterName } from './platform';
 import type { HttpPlatform, NodeExchange } from './plumbing';
@@ -23,6 +23,10 @@ export class HttpExchange {
 
   nodeRequest(req: object): IncomingMessage {
     return this.platform().nodeRequest(req);
+  }
+
+  nodeResponse(res: object): ServerResponse {
+    return this.platform().nodeResponse(res);
   }
 
   /**

@@ -69,6 +69,8 @@ export interface HttpPlatform {
   setHeader(res: object, name: string, value: string | number): void;
   /** The Node request under the adapter's request object. */
   nodeRequest(req: object): IncomingMessage;
+  /** The Node response under the adapter's response object (to learn that the client went away). */
+  nodeResponse(res: object): ServerResponse;
 }
 
 /** The part of a reply a controller sets, the same on both adapters (`@Res({ passthrough: true })`). */

@@ -4,6 +4,7 @@ import type { ResourceName } from '../auth/protected-resource';
 import type { Scope } from '../auth/scopes';
 import type { Charge } from '../limits/accounting';
 import type { Claim } from './idempotency';
+import type { Ticket } from './runtime/tool-slots';
 
 /** How a call arrived: an HTTP route (REST, and the /mcp POST itself), or an MCP tools/call. */
 export type Transport = 'rest' | 'mcp-http' | 'mcp-stdio';
@@ -39,6 +40,12 @@ export interface Call {
   caller?: Caller;
   /** Its rate budget already charged by its transport (every message of an MCP POST). */
   ratePaid?: boolean;
+  /**
+   * The invocation id a tool call will run as in the background (docs/long-running-calls.md),
+   * decided by its transport before the pipeline: its result's place in the caller's budget of
+   * kept answers is taken with its idempotency claim.
+   */
+  background?: string;
 }
 
 /** What the steps of the pipeline decided about a call, each its own part. */
@@ -54,6 +61,13 @@ export interface Decisions {
   charge?: Charge;
   /** The call's idempotency claim, whose answer is kept once the tool has run. */
   claim?: Claim;
+  /** A background call's place in its caller's budget of kept answers (its result's). */
+  budget?: Claim;
+  /**
+   * The tool call's place at its tool (admission): a slot or a place in its queue, taken before
+   * the call is charged its quota and given back on any refusal; none: the tool is at capacity.
+   */
+  ticket?: Ticket;
   /** Headers the answer carries, success or not: X-RateLimit-*, X-Quota-*. */
   headers: Record<string, string | number>;
 }
@@ -97,8 +111,12 @@ export const PipelineStep = DiscoveryService.createDecorator<{ order: number }>(
 export const STEP_ORDER = {
   authenticate: 100,
   scope: 200,
+  /** A tool call's slot or place in the queue, taken (never refused) before anything is charged. */
+  admission: 250,
   rateLimit: 300,
   idempotency: 400,
+  /** A tool call without a slot or a place in the queue: 503, charged its rate only. */
+  capacity: 450,
   quota: 500,
 } as const;
 

@@ -6,7 +6,9 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
+import { ApiError } from '../errors/api-error';
 import { Clock } from '../limits/clock';
+import { retryAfterText } from '../limits/rate-limit.headers';
 import { Settings, SETTINGS } from '../settings/settings';
 import {
   IdempotencyBegin,
@@ -31,6 +33,12 @@ export const IDEMPOTENCY_MAX_ANSWER_BYTES = 64 * 1024;
 export const IDEMPOTENCY_ENTRY_OVERHEAD = 128;
 /** Every key's expired answers are forgotten this often (and at start-up): at least hourly. */
 export const IDEMPOTENCY_PURGE_MS = 3_600_000;
+
+/**
+ * The scope of the entries that count long-running calls' results against their caller's budget:
+ * no tool name starts with `~`, so no client's Idempotency-Key ever meets one.
+ */
+const RESULT_SCOPE = '~invocation';
 
 /** Statuses of answers that never ran the tool: such answers are not kept. */
 const NOT_RUN = new Set([401, 402, 403, 429]);
@@ -95,12 +103,17 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** Claims (key, tool, Idempotency-Key) for this request, or says how it stands. */
+  /**
+   * Claims (key, tool, Idempotency-Key) for this request, or says how it stands. Its marker lives
+   * `runningForMs` (the call's deadline, or the request timeout if longer): a call still running
+   * is 409 to its retries until then, one whose process died is not for longer.
+   */
   async begin(
     keyId: string,
     tool: string,
     idempotencyKey: string,
     body: unknown,
+    runningForMs = 0,
   ): Promise<{ claim: IdempotencyClaim; begun: IdempotencyBegin }> {
     const scope = `${tool}:${idempotencyKey}`;
     const claim: IdempotencyClaim = {
@@ -111,14 +124,49 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
       markerBytes: Buffer.byteLength(scope) + IDEMPOTENCY_ENTRY_OVERHEAD,
     };
     const now = this.clock.now().getTime();
-    // A marker whose request died lives no longer than a request may.
-    const runningUntil = now + this.settings.httpTimeouts.requestMs;
+    // A marker whose request died lives no longer than its call may run.
+    const runningUntil = now + Math.max(this.settings.httpTimeouts.requestMs, runningForMs);
     const caps = {
       entries: this.settings.idempotency.maxEntriesPerKey,
       bytes: this.settings.idempotency.maxBytesPerKey,
     };
     const begun = await this.store.beginIdempotent(claim, now, runningUntil, caps);
     return { claim, begun };
+  }
+
+  /**
+   * A place in the caller's budget of kept answers for a long-running call's result (its size is
+   * counted once it ends: Claim.keepSize); 429 when the caller keeps as much as it may.
+   */
+  async reserveResult(callerId: string, invocationId: string): Promise<Claim> {
+    const { claim, begun } = await this.begin(
+      callerId,
+      RESULT_SCOPE,
+      invocationId,
+      invocationId,
+      IDEMPOTENCY_KEEP_MS,
+    );
+    if (begun.state === 'full') throw this.budgetFull(begun.retryAtMs);
+    return new Claim(this, claim);
+  }
+
+  /** The 429 of a caller that keeps as much as it may: until its oldest kept answer expires. */
+  budgetFull(retryAtMs: number): ApiError {
+    const wait = this.secondsUntil(retryAtMs);
+    return new ApiError(
+      429,
+      `Too many kept idempotent answers for this key. ${retryAfterText(wait)}`,
+      { 'Retry-After': wait },
+    );
+  }
+
+  /** Counts a long-running call's result against the budget until `untilMs` (nothing is stored). */
+  async keepSize(claim: IdempotencyClaim, bytes: number, untilMs: number): Promise<void> {
+    try {
+      await this.store.completeIdempotent(claim, 200, 'null', untilMs, bytes);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Could not count a result against the budget');
+    }
   }
 
   /** Whole seconds until a key that is full may keep a new answer (at least 1). */
@@ -176,10 +224,15 @@ export class Claim {
   release(): Promise<void> {
     return this.service.release(this.entry);
   }
+
+  /** A long-running call's result of `bytes`, counted against the budget until `untilMs`. */
+  keepSize(bytes: number, untilMs: number): Promise<void> {
+    return this.service.keepSize(this.entry, bytes, untilMs);
+  }
 }
 
-/** Answers of a tool that ran: 2xx, its own 4xx (400 included), 500. */
+/** Answers of a tool that ran: 2xx (a 202 of a call in the background), its own 4xx, 500, 504. */
 function keptStatus(status: number): boolean {
-  if (status >= 500) return status === 500;
+  if (status >= 500) return status === 500 || status === 504;
   return !NOT_RUN.has(status);
 }

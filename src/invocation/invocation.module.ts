@@ -11,6 +11,10 @@ import { AuthenticateStep } from './steps/authenticate.step';
 import { QuotaStep } from './steps/quota.step';
 import { RateLimitStep } from './steps/rate-limit.step';
 import { ScopeStep } from './steps/scope.step';
+import { AdmissionStep, CapacityStep } from './steps/capacity.step';
+import { ToolExecution } from './runtime/execution';
+import { LongCalls } from './runtime/long-calls';
+import { ToolSlots } from './runtime/tool-slots';
 import { ToolRunner } from '../tools/tool-runner';
 import { ToolInvoker } from './tool.invoker';
 
@@ -27,14 +31,27 @@ import { ToolInvoker } from './tool.invoker';
     InvocationPipeline,
     AuthenticateStep,
     ScopeStep,
+    AdmissionStep,
     RateLimitStep,
     IdempotencyStep,
+    CapacityStep,
     QuotaStep,
+    ToolSlots,
+    ToolExecution,
+    LongCalls,
     IdempotencyService,
     InvocationGuard,
     ToolInvoker,
     { provide: ToolRunner, useExisting: ToolInvoker },
   ],
-  exports: [InvocationPipeline, InvocationGuard, ToolInvoker, ToolRunner],
+  exports: [
+    InvocationPipeline,
+    InvocationGuard,
+    ToolInvoker,
+    ToolRunner,
+    LongCalls,
+    ToolExecution,
+    IdempotencyService,
+  ],
 })
 export class InvocationModule {}

@@ -1,32 +1,35 @@
 import { HttpException, Injectable, Optional } from '@nestjs/common';
 import { callerActor } from '../audit/audit.context';
-import type { ApiRequest } from '../auth/caller';
-import type { ValidationIssue } from '../common/validation-issue';
+import type { ApiRequest, Caller } from '../auth/caller';
 import { answerOf } from '../errors/all-exceptions.filter';
-import { ApiError, IdempotentReplay, InputRefused, ValidationFailed } from '../errors/api-error';
+import { ApiError, IdempotentReplay, InputRefused } from '../errors/api-error';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/body';
 import { HttpExchange } from '../http/http-exchange';
+import { Accounting } from '../limits/accounting';
 import { MetricsService } from '../metrics/metrics.service';
-import { ToolContext, ToolRunner } from '../tools/tool-runner';
+import type { InvocationRecord } from '../store/invocations/invocation.store';
+import { ToolRunner } from '../tools/tool-runner';
+import { Accepted, asJsonBody, CallIo, replayedAnswer, ToolCaller } from './runtime/call-io';
+
+export { Accepted, type CallIo, type ToolCaller } from './runtime/call-io';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
 import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pipe';
-import { AnswerFacts, Call, callerOf } from './call';
+import { AnswerFacts, Call, callerOf, Decisions } from './call';
 import { InvocationPipeline } from './invocation.pipeline';
-
-/**
- * Who calls a tool over MCP: what its transport knows of the call, the tool and its arguments
- * aside; and, when the transport writes the answer's headers, where to hand them once known.
- */
-export type ToolCaller = Omit<Call, 'scopes' | 'tool' | 'bearerErrorCodes' | 'body'> & {
-  onAnswer?: (answer: AnswerFacts) => void;
-};
+import { CallControl, CallStopped } from './runtime/call-control';
+import { ClientWatch, deadlinePassed, ToolActor, ToolExecution } from './runtime/execution';
+import { invocationLocation, invocationView } from './runtime/invocation.view';
+import { LongCalls, newInvocationId } from './runtime/long-calls';
+import { preferences } from './runtime/prefer';
 
 /**
  * The runtime of a tool call, one for every transport: the pipeline's steps (authentication,
- * scope, rate limit, idempotency, quota), then validation by the same pipe, the tool, and its kept
- * answer (the idempotency step's Claim). REST's tool routes come here (serve: a ToolRunner), and
- * so do MCP over HTTP and stdio (invoke); errors are REST's, for the transport to translate.
+ * scope, admission, rate limit, idempotency, capacity, quota), then validation by the same pipe,
+ * the tool within its deadline and slot (ToolExecution), and its kept answer (the idempotency
+ * step's Claim); or, for a call to run in the background, its invocation (LongCalls). REST's tool
+ * routes come here (serve: a ToolRunner), and so do MCP over HTTP and stdio (invoke); errors are
+ * REST's, for the transport to translate.
  */
 @Injectable()
 export class ToolInvoker extends ToolRunner {
@@ -36,6 +39,9 @@ export class ToolInvoker extends ToolRunner {
     private readonly pipeline: InvocationPipeline,
     private readonly registry: ToolRegistry,
     private readonly exchange: HttpExchange,
+    private readonly execution: ToolExecution,
+    private readonly longCalls: LongCalls,
+    private readonly accounting: Accounting,
     // Absent in the stdio server, which serves no /metrics.
     @Optional() private readonly metrics?: MetricsService,
   ) {
@@ -44,15 +50,25 @@ export class ToolInvoker extends ToolRunner {
 
   /**
    * A tool's REST route: the answer's body, or a thrown refusal for the exception filter (a replay
-   * too: IdempotentReplay); the headers the pipeline decided are set on `res` either way.
+   * too: IdempotentReplay); the headers the pipeline decided are set on `res` either way. A call
+   * asked to run in the background (`Prefer: respond-async`, or a tool that always does) is
+   * answered 202 with its invocation's view, unless it ends within the `wait` it asked for.
    */
   async serve(name: string, req: object, res: object): Promise<unknown> {
     const tool = this.registry.get(name);
     if (!tool) throw new Error(`No tool named '${name}' is registered`);
     const request = req as ApiRequest;
     const answer: AnswerFacts = { headers: {} };
+    const io: CallIo = { control: new CallControl() };
+    const prefer = preferences(request.headers.prefer);
+    const mode = tool.runtime.async;
+    if (mode === 'required' || (mode === 'allowed' && prefer.respondAsync)) {
+      io.background = { id: newInvocationId(), waitMs: prefer.waitMs };
+    } else {
+      io.watch = this.clientWatch(res);
+    }
     try {
-      return await this.run(
+      const body = await this.run(
         {
           transport: 'rest',
           authorization: this.exchange.headerValues(req, 'authorization'),
@@ -63,11 +79,17 @@ export class ToolInvoker extends ToolRunner {
           bearerErrorCodes: false,
           body: request.body,
           idempotencyKey: request.headers['idempotency-key'],
+          background: io.background?.id,
         },
         tool,
         request.body,
+        io,
         answer,
-      );
+      ).catch((error: unknown) => this.currentAccepted(error));
+      if (!(body instanceof Accepted)) return body;
+      (res as { status(code: number): unknown }).status(202);
+      this.exchange.setHeader(res, 'Location', invocationLocation(body.record.id));
+      return invocationView(body.record);
     } finally {
       request.caller = answer.caller;
       for (const header in answer.headers) {
@@ -77,11 +99,16 @@ export class ToolInvoker extends ToolRunner {
   }
 
   /**
-   * A tool called over MCP: the tool's answer exactly as REST would send it as the response body.
-   * With an idempotency key (MCP: `_meta["io.tis/idempotency-key"]`) a kept answer is replayed as
-   * REST would replay it.
+   * A tool called over MCP: the tool's answer exactly as REST would send it as the response body,
+   * or Accepted when it runs in the background. With an idempotency key (MCP:
+   * `_meta["io.tis/idempotency-key"]`) a kept answer is replayed as REST would replay it.
    */
-  async invoke(caller: ToolCaller, tool: RegisteredTool, args: unknown): Promise<unknown> {
+  async invoke(
+    caller: ToolCaller,
+    tool: RegisteredTool,
+    args: unknown,
+    io: CallIo = { control: new CallControl() },
+  ): Promise<unknown> {
     const { onAnswer, ...known } = caller;
     const answer: AnswerFacts = { headers: {} };
     try {
@@ -91,9 +118,12 @@ export class ToolInvoker extends ToolRunner {
         tool: tool.name,
         bearerErrorCodes: false,
         body: args ?? {},
+        background: io.background?.id,
       };
-      const body = await this.run(call, tool, args, answer).catch(replayed);
-      this.metrics?.observeToolCall(tool.name, 200);
+      const body = await this.run(call, tool, args, io, answer).catch((error: unknown) =>
+        this.replayed(error),
+      );
+      this.metrics?.observeToolCall(tool.name, body instanceof Accepted ? 202 : 200);
       return body;
     } catch (error) {
       // Counted like the REST call that would have answered this status.
@@ -106,11 +136,32 @@ export class ToolInvoker extends ToolRunner {
     }
   }
 
+  /**
+   * Who calls, as the pipeline's authentication and scope decide it (nothing charged): the caller
+   * of an MCP request that is not a tool call (the tasks methods over stdio).
+   */
+  async identify(caller: ToolCaller): Promise<Caller> {
+    const { onAnswer: _, ...known } = caller;
+    const decided = await this.pipeline.check({
+      ...known,
+      ratePaid: true,
+      scopes: [TOOL_SCOPE],
+      bearerErrorCodes: false,
+    });
+    return callerOf(decided);
+  }
+
+  /** The invocation a call runs as, by id, as any instance sees it now. */
+  findInvocation(id: string): Promise<InvocationRecord | undefined> {
+    return this.longCalls.find(id);
+  }
+
   private async run(
     call: Call,
     tool: RegisteredTool,
     args: unknown,
-    answer?: AnswerFacts,
+    io: CallIo,
+    answer: AnswerFacts,
   ): Promise<unknown> {
     // MCP arguments nested too deeply are refused before any step, as REST refuses such a body
     // while reading it: before authentication, and counted nowhere. (An MCP body was depth-checked
@@ -121,26 +172,146 @@ export class ToolInvoker extends ToolRunner {
     const decided = await this.pipeline.check(call, answer);
     const caller = callerOf(decided);
     // The tool runs as its caller for the audit trail (over HTTP, with the request's id).
-    const context: ToolContext = { caller, ...callerActor(caller, call.requestId ?? null) };
-    const claim = decided.claim;
+    const actor: ToolActor = { caller, ...callerActor(caller, call.requestId ?? null) };
+    io.actor = actor;
+    const { claim, budget } = decided;
+    const ticket = decided.ticket;
+    if (!ticket) throw new Error(`Tool call of '${tool.name}' admitted without a ticket`);
+    let input: object;
     try {
-      const result = await tool.invoke(await this.validate(tool, args), context);
+      input = await this.validate(tool, args);
+    } catch (error) {
+      ticket.release();
+      await budget?.release();
+      await claim?.keep(400, { detail: answerOf(error).detail }, false);
+      throw error;
+    }
+    if (io.background && budget) {
+      if (!this.longCalls.accepting) {
+        ticket.release();
+        await budget.release();
+        await claim?.release();
+        throw new ApiError(
+          503,
+          'Service temporarily unavailable: this instance is shutting down. Retry after 1 second.',
+          { 'Retry-After': 1 },
+        );
+      }
+      return this.background(io.background, tool, input, actor, decided, budget);
+    }
+    try {
+      const result = await this.execution.run(
+        tool,
+        input,
+        actor,
+        io.control,
+        ticket,
+        io.progress,
+        io.watch,
+      );
       // REST's answer is serialised by the adapter: made JSON here only where it is kept or is MCP's.
       if (!claim && call.transport === 'rest') return result;
       const body = asJsonBody(result);
       await claim?.keep(200, body);
       return body;
     } catch (error) {
+      const refusal = this.refusalOf(tool, error);
+      const refused = answerOf(refusal);
+      // A charged call that failed on the server's side: its tool's `failed` count (by_tool).
+      if (refused.status >= 500) void this.accounting.failed(decided.charge);
       if (claim) {
-        const refused = answerOf(error);
-        await claim.keep(
-          refused.status,
-          { detail: refused.detail },
-          !(error instanceof InputRefused),
-        );
+        if (error instanceof CallStopped && error.reason !== 'deadline') await claim.release();
+        else await claim.keep(refused.status, { detail: refused.detail });
       }
-      throw error;
+      throw refusal;
     }
+  }
+
+  /**
+   * A call accepted to run in the background: its invocation, and the 202 kept for its
+   * Idempotency-Key (a retry gets the same invocation). Waits for its end as long as asked: a call
+   * over by then is answered as a synchronous one would be.
+   */
+  private async background(
+    how: { id: string; waitMs: number },
+    tool: RegisteredTool,
+    input: object,
+    actor: ToolActor,
+    decided: Decisions,
+    budget: NonNullable<Decisions['budget']>,
+  ): Promise<unknown> {
+    const { claim, ticket } = decided;
+    const record = await this.longCalls.begin(how.id, {
+      tool,
+      input,
+      actor,
+      ticket: ticket!,
+      budget,
+      onFailed: () => void this.accounting.failed(decided.charge),
+    });
+    const finished = await this.longCalls.awaitFinish(record.id, how.waitMs);
+    if (!finished) {
+      await claim?.keep(202, invocationView(record));
+      return new Accepted(record);
+    }
+    if (finished.status === 'succeeded') {
+      await claim?.keep(200, finished.result);
+      return finished.result;
+    }
+    const error = finished.error ?? { status: 500, detail: 'Internal Server Error' };
+    await claim?.keep(error.status, { detail: error.detail });
+    throw new ApiError(error.status, error.detail);
+  }
+
+  /**
+   * What a call stopped before its handler settled is answered: 504 past its deadline; 499 when
+   * its client went away or cancelled it (an answer nobody reads, for the logs and metrics).
+   */
+  private refusalOf(tool: RegisteredTool, error: unknown): unknown {
+    if (!(error instanceof CallStopped)) return error;
+    if (error.reason === 'deadline') {
+      this.metrics?.observeTimeout(tool.name);
+      return deadlinePassed(tool);
+    }
+    return new ApiError(499, error.message);
+  }
+
+  /** A replayed 202 shows the invocation as it stands now, with its `Location` (REST). */
+  private async currentAccepted(error: unknown): Promise<never> {
+    if (!(error instanceof IdempotentReplay) || error.getStatus() !== 202) throw error;
+    const id = (error.body as { id?: unknown } | null)?.id;
+    const record = typeof id === 'string' ? await this.longCalls.find(id) : undefined;
+    throw new IdempotentReplay(202, record ? invocationView(record) : error.body, {
+      Location: invocationLocation(String(id)),
+    });
+  }
+
+  /**
+   * A kept answer replayed over MCP (replayedAnswer); a kept 202 is the invocation as it stands
+   * now, still running in the background (Accepted) or over (its answer).
+   */
+  private async replayed(error: unknown): Promise<unknown> {
+    if (!(error instanceof IdempotentReplay)) throw error;
+    const id = (error.body as { id?: unknown } | null)?.id;
+    if (error.getStatus() !== 202 || typeof id !== 'string') return replayedAnswer(error);
+    const record = await this.longCalls.find(id);
+    if (!record) throw new ApiError(404, 'Invocation not found');
+    if (record.status === 'queued' || record.status === 'running') return new Accepted(record);
+    if (record.status === 'succeeded') return record.result;
+    const failure = record.error ?? { status: 500, detail: 'Internal Server Error' };
+    throw new ApiError(failure.status, failure.detail);
+  }
+
+  /** REST: the client going away before the answer stops the call (its signal aborts). */
+  private clientWatch(res: object): ClientWatch {
+    return (control) => {
+      const node = this.exchange.nodeResponse(res);
+      const gone = () => {
+        if (!node.writableFinished) control.stop('client-gone');
+      };
+      node.once('close', gone);
+      return () => node.off('close', gone);
+    };
   }
 
   private validate(tool: RegisteredTool, args: unknown): Promise<object> {
@@ -149,23 +320,4 @@ export class ToolInvoker extends ToolRunner {
       metatype: tool.input,
     }) as Promise<object>;
   }
-}
-
-/**
- * A kept answer as this transport's caller gets it: the body of a 2xx, else the error REST
- * answered (a 400 list as a validation failure again). Any other error passes through.
- */
-function replayed(error: unknown): unknown {
-  if (!(error instanceof IdempotentReplay)) throw error;
-  const status = error.getStatus();
-  if (status < 300) return error.body;
-  const detail = (error.body as { detail?: unknown } | null)?.detail;
-  if (status === 400 && Array.isArray(detail))
-    throw new ValidationFailed(detail as ValidationIssue[]);
-  throw new ApiError(status, detail);
-}
-
-/** What a client reads after JSON serialisation: no undefined fields, dates as strings, no classes. */
-function asJsonBody(result: unknown): unknown {
-  return JSON.parse(JSON.stringify(result ?? null)) as unknown;
 }

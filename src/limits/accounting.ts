@@ -1,18 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import type { LimitedKey } from './key-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
-import { quotaHeaders, QuotaService } from './quota.service';
+import type { QuotaCharge } from '../store/usage/usage.store';
+import { quotaHeaders, QuotaService, QuotaState } from './quota.service';
 
 type Headers = Record<string, number>;
 
 /** What a call is to be charged: its key, and whether it is a tool call that the quota counts. */
 export interface Chargeable {
-  /** A tool call: counted against the daily quota (other keyed routes are not). */
+  /** A tool call: charged its cost against the daily (and monthly) credits (other routes are not). */
   tool?: string;
+  /** The tool's declared cost (a plan may price the tool otherwise: QuotaService.charge). */
+  cost?: number;
   /** An Idempotency-Key stands between the rate limit and the quota (a replay is not charged). */
   idempotent: boolean;
   /** Its rate budget already paid by its transport (every message of an MCP POST). */
   ratePaid: boolean;
+  /**
+   * The tool has a slot or a place in its queue for it (admission): false, the call is refused at
+   * capacity after its rate is counted, and its quota must not be.
+   */
+  admitted?: boolean;
 }
 
 /**
@@ -24,19 +32,24 @@ export class Charge {
   constructor(
     readonly key: LimitedKey,
     readonly tool: string | undefined,
-    /** The daily quota: not a tool call (none), still to count (due), or counted. */
+    /** The credits: not a tool call (none), still to charge (due), or charged. */
     readonly quota: 'none' | 'due' | 'counted',
+    /** What the call is (or was) charged against its credits. */
+    readonly credits?: QuotaCharge,
+    /** Where the key stands after the charge. */
+    readonly state?: QuotaState,
   ) {}
 }
 
 /**
  * The one owner of what a call costs, for REST and both MCP transports alike: the key's rate budget
- * (per window) and its daily quota, in the contract's order. Steps of the pipeline and the MCP
- * transport ask it; nothing else counts.
+ * (per window) and its credits (its tool's cost, against the daily and monthly limits), in the
+ * contract's order. Steps of the pipeline and the MCP transport ask it; nothing else counts.
  *
- * A tool call without an Idempotency-Key meets no other check between the rate limit and the quota,
- * so both are counted in one step of the store (one round trip on Redis): over the rate limit
- * nothing is counted, and a 402 keeps its rate count.
+ * A tool call without an Idempotency-Key meets no other check between the rate limit and the quota
+ * (its tool's capacity is decided before both, in memory), so both are counted in one step of the
+ * store (one round trip on Redis): over the rate limit nothing is counted, and a 402 keeps its rate
+ * count. A call refused at capacity is charged its rate only.
  */
 @Injectable()
 export class Accounting {
@@ -47,7 +60,7 @@ export class Accounting {
 
   /**
    * Charges a call against its key's rate budget (429 when spent), and, when nothing stands between
-   * them, a tool call against its daily quota in the same step (402 when used up).
+   * them, a tool call against its credits in the same step (402 when they do not cover it).
    */
   async open(key: LimitedKey, call: Chargeable): Promise<{ charge: Charge; headers: Headers }> {
     const tool = call.tool;
@@ -55,23 +68,38 @@ export class Accounting {
       const headers = call.ratePaid ? {} : (await this.limiter.consume(key)).headers;
       return { charge: new Charge(key, tool, 'none'), headers };
     }
-    if (call.ratePaid || call.idempotent) {
+    const credits = this.quota.charge(key, tool, call.cost ?? 1);
+    if (call.ratePaid || call.idempotent || call.admitted === false) {
       const headers = call.ratePaid ? {} : (await this.limiter.consume(key)).headers;
-      return { charge: new Charge(key, tool, 'due'), headers };
+      return { charge: new Charge(key, tool, 'due', credits), headers };
     }
-    const today = this.quota.today(key);
-    const counted = await this.limiter.consume(key, today);
+    const counted = await this.limiter.consume(key, credits);
     const headers: Headers = { ...counted.headers };
-    if (counted.quota)
-      Object.assign(headers, quotaHeaders(this.quota.settle(today, counted.quota)));
-    return { charge: new Charge(key, tool, 'counted'), headers };
+    let state: QuotaState | undefined;
+    if (counted.quota) {
+      state = this.quota.settle(credits, counted.quota);
+      Object.assign(headers, quotaHeaders(state));
+    }
+    return { charge: new Charge(key, tool, 'counted', credits, state), headers };
   }
 
-  /** A tool call's daily quota, when still due (after its idempotency step): 402 when used up. */
+  /** A tool call's credits, when still due (after its idempotency step): 402 when they fall short. */
   async chargeQuota(charge: Charge): Promise<{ charge: Charge; headers: Headers }> {
-    if (charge.quota !== 'due') return { charge, headers: {} };
-    const headers = quotaHeaders(await this.quota.consume(charge.key));
-    return { charge: new Charge(charge.key, charge.tool, 'counted'), headers };
+    if (charge.quota !== 'due' || !charge.credits) return { charge, headers: {} };
+    const state = await this.quota.consume(charge.key, charge.credits);
+    return {
+      charge: new Charge(charge.key, charge.tool, 'counted', charge.credits, state),
+      headers: quotaHeaders(state),
+    };
+  }
+
+  /**
+   * A charged call that ended in a 5xx (a 504 among them): one more write, for its tool's `failed`
+   * count. Never throws: the answer goes out whatever happens to the count.
+   */
+  async failed(charge: Charge | undefined): Promise<void> {
+    if (charge?.quota !== 'counted' || !charge.credits) return;
+    await this.quota.countFailure(charge.key.id, charge.credits).catch(() => undefined);
   }
 
   /**

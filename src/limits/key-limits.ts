@@ -9,6 +9,7 @@ export interface LimitedKey {
   id: string;
   plan: string;
   daily_limit: number | null;
+  monthly_limit: number | null;
   rate_limit: number | null;
   /** Its record's revision in a shared store: the count checks that the record is still this one. */
   revision?: number;
@@ -25,13 +26,26 @@ export function planLimits(settings: Settings, name: string): PlanLimits {
   );
 }
 
+/** What a key may spend: its own limits where it has them, its plan's otherwise. */
+export type EffectiveLimits = Pick<PlanLimits, 'daily_limit' | 'monthly_limit' | 'rate_limit'>;
+
 /** A key's own limits beat its plan's. */
-export function effectiveLimits(key: LimitedKey, settings: Settings): PlanLimits {
+export function effectiveLimits(key: LimitedKey, settings: Settings): EffectiveLimits {
   const plan = planLimits(settings, key.plan);
   return {
     daily_limit: key.daily_limit ?? plan.daily_limit,
+    monthly_limit: key.monthly_limit ?? plan.monthly_limit,
     rate_limit: key.rate_limit ?? plan.rate_limit,
   };
+}
+
+/**
+ * What a call of `tool` costs a key on `plan`: the plan's own price for the tool
+ * (`limits.plans.<plan>.tool_costs`), else the tool's declared `cost`.
+ */
+export function toolCost(settings: Settings, plan: string, tool: string, declared: number): number {
+  const costs = planLimits(settings, plan).tool_costs;
+  return Object.hasOwn(costs, tool) ? costs[tool] : declared;
 }
 
 /** The throttler that holds the per-key budget (its window is `settings.rateLimitWindowMs`). */

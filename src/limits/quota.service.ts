@@ -1,18 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../errors/api-error';
 import { Settings, SETTINGS } from '../settings/settings';
-import { QuotaResult, UsageStore } from '../store/usage/usage.store';
+import { QuotaCharge, QuotaResult, ToolUsage, UsageStore } from '../store/usage/usage.store';
 import { Clock, nextUtcMidnight, utcDay } from './clock';
-import { effectiveLimits, LimitedKey } from './key-limits';
+import { effectiveLimits, LimitedKey, toolCost } from './key-limits';
 
-/** Where a call made now is counted: the UTC day, the key's daily limit, and the next reset. */
-export interface QuotaDay {
-  day: string;
-  limit: number | null;
+/** Where a key stands against its monthly limit (only where one applies). */
+export interface MonthlyState {
+  limit: number;
+  used: number;
+  remaining: number;
   resetsAt: Date;
+  /** Whole seconds until the next UTC month. */
   resetSeconds: number;
 }
 
+/** Where a key stands against its daily limit (credits), and its monthly one where it has one. */
 export interface QuotaState {
   limit: number | null;
   used: number;
@@ -20,9 +23,34 @@ export interface QuotaState {
   resetsAt: Date;
   /** Whole seconds until the next UTC midnight. */
   resetSeconds: number;
+  /** What the call just counted cost (absent in a usage view). */
+  cost?: number;
+  monthly: MonthlyState | null;
 }
 
-/** Daily quotas per key and UTC day, counted atomically in the store. */
+/** What a key spent on one UTC day: credits in all, and per tool. */
+export interface DailyUsage {
+  date: string;
+  used: number;
+  by_tool: Record<string, ToolUsage>;
+}
+
+/** The usage history reaches back this many UTC days, today included. */
+export const HISTORY_MAX_DAYS = 90;
+
+/** The first instant of the UTC month after the one `at` falls in. */
+function nextUtcMonth(at: Date): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+}
+
+const secondsUntil = (until: Date, now: Date) =>
+  Math.ceil((until.getTime() - now.getTime()) / 1000);
+
+/**
+ * Credits per key: a call costs its tool's cost (the plan's price for it where the plan sets one),
+ * counted against the UTC day's limit and, where one applies, the UTC calendar month's, atomically
+ * in the store (UsageStore): nothing is partly charged, and the call that does not fit is 402.
+ */
 @Injectable()
 export class QuotaService {
   constructor(
@@ -31,85 +59,109 @@ export class QuotaService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  private window() {
+  /** What a call of `tool` made now costs the key, and against which limits. */
+  charge(key: LimitedKey, tool: string, declaredCost: number): QuotaCharge {
     const now = this.clock.now();
-    const resetsAt = nextUtcMidnight(now);
+    const limits = effectiveLimits(key, this.settings);
+    const day = utcDay(now);
     return {
-      day: utcDay(now),
-      resetsAt,
-      resetSeconds: Math.ceil((resetsAt.getTime() - now.getTime()) / 1000),
+      day,
+      dailyLimit: limits.daily_limit,
+      month: day.slice(0, 7),
+      monthlyLimit: limits.monthly_limit,
+      cost: toolCost(this.settings, key.plan, tool, declaredCost),
+      tool,
     };
   }
 
-  private state(
-    limit: number | null,
-    used: number,
-    resetsAt: Date,
-    resetSeconds: number,
-  ): QuotaState {
+  /** Charges a call (UsageStore.consumeQuota) and settles it: its state, or the 402. */
+  async consume(key: LimitedKey, charge: QuotaCharge): Promise<QuotaState> {
+    return this.settle(charge, await this.store.consumeQuota(key.id, charge));
+  }
+
+  /**
+   * A call charged (here or by the rate step): its state, or the 402 when refused, the monthly one
+   * when the month refused it.
+   */
+  settle(charge: QuotaCharge, result: QuotaResult): QuotaState {
+    const state = this.state(charge, result.used, result.monthUsed);
+    if (result.allowed) return { ...state, cost: charge.cost };
+    const headers = quotaHeaders(state);
+    if (result.refused === 'monthly' && state.monthly) {
+      const { used, limit, resetSeconds } = state.monthly;
+      const days = Math.floor(resetSeconds / 86_400);
+      const hours = Math.floor((resetSeconds % 86_400) / 3600);
+      throw new ApiError(
+        402,
+        `Monthly request limit exceeded (${used}/${limit}). Resets in ${days}d ${hours}h.`,
+        { 'Retry-After': resetSeconds, ...headers },
+      );
+    }
+    const hours = Math.floor(state.resetSeconds / 3600);
+    const minutes = Math.floor((state.resetSeconds % 3600) / 60);
+    throw new ApiError(
+      402,
+      `Daily request limit exceeded (${state.used}/${state.limit}). Resets in ${hours}h ${minutes}m.`,
+      { 'Retry-After': state.resetSeconds, ...headers },
+    );
+  }
+
+  /** A counted call of this charge ended in a 5xx (a 504 among them): its tool's `failed` count. */
+  async countFailure(keyId: string, charge: QuotaCharge): Promise<void> {
+    await this.store.countFailure(keyId, charge.day, charge.tool);
+  }
+
+  /** Where the key stands today (and this month, with a monthly limit). */
+  async usage(key: LimitedKey): Promise<QuotaState> {
+    const charge = this.charge(key, '', 0);
+    const [used, monthUsed] = await Promise.all([
+      this.store.getUsage(key.id, charge.day),
+      charge.monthlyLimit === null
+        ? Promise.resolve(null)
+        : this.store.getMonthUsage(key.id, charge.month),
+    ]);
+    return this.state(charge, used, monthUsed);
+  }
+
+  /** Credits of each of the last `days` UTC days, today first, per tool; days without calls as 0. */
+  async history(key: LimitedKey, days: number): Promise<DailyUsage[]> {
+    const today = Date.parse(`${utcDay(this.clock.now())}T00:00:00Z`);
+    const dates = Array.from({ length: days }, (_, i) => utcDay(new Date(today - i * 86_400_000)));
+    const usage = await this.store.getUsageDays(key.id, dates);
+    return dates.map((date, i) => ({ date, used: usage[i].used, by_tool: usage[i].byTool }));
+  }
+
+  private state(charge: QuotaCharge, used: number, monthUsed: number | null): QuotaState {
+    const now = this.clock.now();
+    const resetsAt = nextUtcMidnight(now);
+    const limit = charge.dailyLimit;
+    let monthly: MonthlyState | null = null;
+    if (charge.monthlyLimit !== null) {
+      const monthResetsAt = nextUtcMonth(now);
+      const spent = monthUsed ?? 0;
+      monthly = {
+        limit: charge.monthlyLimit,
+        used: spent,
+        remaining: Math.max(0, charge.monthlyLimit - spent),
+        resetsAt: monthResetsAt,
+        resetSeconds: secondsUntil(monthResetsAt, now),
+      };
+    }
     return {
       limit,
       used,
       remaining: limit === null ? null : Math.max(0, limit - used),
       resetsAt,
-      resetSeconds,
+      resetSeconds: secondsUntil(resetsAt, now),
+      monthly,
     };
   }
-
-  /** Counts one call, or throws 402 when the day's limit is used up (a refused call is not counted). */
-  async consume(key: LimitedKey): Promise<QuotaState> {
-    const today = this.today(key);
-    return this.settle(today, await this.store.consumeQuota(key.id, today.day, today.limit));
-  }
-
-  /** The key's daily limit and the UTC day a call made now counts on. */
-  today(key: LimitedKey): QuotaDay {
-    return { limit: effectiveLimits(key, this.settings).daily_limit, ...this.window() };
-  }
-
-  /** A call counted on `today` (here or by the rate step): its state, or the 402 when refused. */
-  settle(today: QuotaDay, result: QuotaResult): QuotaState {
-    const { limit, resetsAt, resetSeconds } = today;
-    if (!result.allowed) {
-      const hours = Math.floor(resetSeconds / 3600);
-      const minutes = Math.floor((resetSeconds % 3600) / 60);
-      throw new ApiError(
-        402,
-        `Daily request limit exceeded (${result.used}/${limit}). Resets in ${hours}h ${minutes}m.`,
-        {
-          'Retry-After': resetSeconds,
-          ...quotaHeaders(this.state(limit, result.used, resetsAt, resetSeconds)),
-        },
-      );
-    }
-    return this.state(limit, result.used, resetsAt, resetSeconds);
-  }
-
-  async usage(key: LimitedKey): Promise<QuotaState> {
-    const { daily_limit: limit } = effectiveLimits(key, this.settings);
-    const { day, resetsAt, resetSeconds } = this.window();
-    return this.state(limit, await this.store.getUsage(key.id, day), resetsAt, resetSeconds);
-  }
-
-  /** Calls counted on each of the last `days` UTC days, today first; days without calls as 0. */
-  async history(key: LimitedKey, days: number): Promise<DailyUsage[]> {
-    const today = Date.parse(`${utcDay(this.clock.now())}T00:00:00Z`);
-    const dates = Array.from({ length: days }, (_, i) => utcDay(new Date(today - i * 86_400_000)));
-    const counts = await this.store.getUsageDays(key.id, dates);
-    return dates.map((date, i) => ({ date, used: counts[i] }));
-  }
 }
 
-/** Calls counted on one UTC day. */
-export interface DailyUsage {
-  date: string;
-  used: number;
-}
-
-/** The usage history reaches back this many UTC days, today included. */
-export const HISTORY_MAX_DAYS = 90;
-
-/** `X-Quota-*` headers: the daily limit (absent when unlimited), what is left, and seconds to reset. */
+/**
+ * `X-Quota-*` headers: the day's limit (absent when unlimited), what is used and left, the seconds
+ * to its reset; the cost of the call counted; and with a monthly limit, the month's figures.
+ */
 export function quotaHeaders(state: QuotaState): Record<string, number> {
   return {
     ...(state.limit === null
@@ -117,5 +169,13 @@ export function quotaHeaders(state: QuotaState): Record<string, number> {
       : { 'X-Quota-Limit': state.limit, 'X-Quota-Remaining': state.remaining ?? 0 }),
     'X-Quota-Used': state.used,
     'X-Quota-Reset': state.resetSeconds,
+    ...(state.cost === undefined ? {} : { 'X-Quota-Cost': state.cost }),
+    ...(state.monthly === null
+      ? {}
+      : {
+          'X-Quota-Monthly-Limit': state.monthly.limit,
+          'X-Quota-Monthly-Used': state.monthly.used,
+          'X-Quota-Monthly-Remaining': state.monthly.remaining,
+        }),
   };
 }

@@ -19,6 +19,8 @@ import {
   oversizedMeta,
   refusalBody,
 } from './mcp-messages';
+import { CallControl } from '../invocation/runtime/call-control';
+import { McpCancels } from './mcp.cancels';
 import { McpHttpEntry } from './mcp.http';
 import { McpLeanPath } from './mcp.lean';
 
@@ -42,6 +44,7 @@ export class McpController {
     private readonly lean: McpLeanPath,
     private readonly accounting: Accounting,
     private readonly exchange: HttpExchange,
+    private readonly cancels: McpCancels,
   ) {}
 
   @Post()
@@ -65,6 +68,8 @@ export class McpController {
     }
     const refused = oversizedMeta(messages) ?? malformedInitialize(req.body);
     if (refused) return this.refuse(req, reply, refused);
+    // A 2025 client cancels a call of another POST by its request id (this instance's only).
+    this.cancels.cancelAll(key.id, messages);
     const authorization = this.exchange.headerValues(req, 'authorization');
     const { req: nodeReq, res } = this.exchange.takeOver(req, reply);
     let calls = 0;
@@ -81,14 +86,33 @@ export class McpController {
       onAnswer: (answer) => setHeaders(res, answer.headers),
     });
     const logFields = () => requestLogFields(nodeReq, key);
-    const lean = await this.lean.answer(req.body, nodeReq.headers, callerOf, logFields);
+    const track = (requestId: string | number, control: CallControl) =>
+      this.cancels.register(key.id, requestId, control);
+    const lean = await this.lean.answer(req.body, nodeReq.headers, {
+      caller: callerOf,
+      logFields,
+      // The client closing the POST before its answer stops the call.
+      watchClient: (control) => {
+        const gone = () => {
+          if (!res.writableFinished) control.stop('client-gone');
+        };
+        res.once('close', gone);
+        return () => res.off('close', gone);
+      },
+      track,
+    });
     if (lean) {
       res.statusCode = lean.status;
       res.setHeader('content-type', 'application/json');
       res.end(lean.body);
       return;
     }
-    await this.entry.handle(nodeReq, res, req.body ?? null, { callerOf, logFields });
+    await this.entry.handle(nodeReq, res, req.body ?? null, {
+      callerOf,
+      callerId: () => Promise.resolve(key.id),
+      logFields,
+      track,
+    });
   }
 
   /** Answers the POST with a JSON-RPC error (HTTP 400, or in-band): nothing of it runs. */

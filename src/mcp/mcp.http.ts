@@ -8,14 +8,10 @@ import type { AuthInfo, McpHandlerRequestOptions } from '@modelcontextprotocol/s
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isPlainObject } from '../validation/validation.pipe';
-import type { LogFields } from './mcp.tools';
-import { CallerOfCall, McpServerFactory, RawArguments } from './mcp.server';
+import { McpServerFactory, McpServerScope, RawArguments } from './mcp.server';
 
-/** What one POST's server needs of its request: who calls each tools/call, and its log fields. */
-export interface McpRequestScope {
-  callerOf: CallerOfCall;
-  logFields: LogFields;
-}
+/** What one POST's server needs of its request (McpServerScope), its arguments aside. */
+export type McpRequestScope = Omit<McpServerScope, 'rawArguments'>;
 
 /** The arguments of each request of a parsed body, by id, as the client sent them. */
 function argumentsIn(body: unknown): RawArguments {
@@ -70,8 +66,8 @@ export class McpHttpEntry {
     const onerror = (error: Error) => this.logger.warn(`MCP entry: ${error.message}`);
     const modern = createMcpHandler(
       ({ authInfo }) => {
-        const { callerOf, logFields, body } = scopeOf(authInfo);
-        return this.servers.create(callerOf, logFields, argumentsIn(body));
+        const { body, ...scope } = scopeOf(authInfo);
+        return this.servers.create({ ...scope, rawArguments: argumentsIn(body) });
       },
       { legacy: 'reject', onerror },
     );
@@ -108,8 +104,8 @@ export class McpHttpEntry {
 
   /** A 2025-era request: a server and a stateless transport of its own, JSON unless progress is asked. */
   private async legacy(request: Request, options: McpHandlerRequestOptions): Promise<Response> {
-    const { callerOf, logFields } = scopeOf(options.authInfo);
-    const server = this.servers.create(callerOf, logFields, argumentsIn(options.parsedBody));
+    const { body: _body, ...scope } = scopeOf(options.authInfo);
+    const server = this.servers.create({ ...scope, rawArguments: argumentsIn(options.parsedBody) });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !asksForProgress(options.parsedBody),

@@ -8,6 +8,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { IncomingHttpHeaders } from 'node:http';
+import { CallControl } from '../invocation/runtime/call-control';
 import type { ToolCaller } from '../invocation/tool.invoker';
 import { Settings, SETTINGS } from '../settings/settings';
 import { isPlainObject } from '../validation/validation.pipe';
@@ -16,6 +17,16 @@ import { LogFields, McpTools, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.to
 
 /** The MCP revision of the per-request envelope this service serves. */
 export const MODERN_REVISION = '2026-07-28';
+
+/** What the lean path needs of the POST it answers. */
+export interface LeanScope {
+  caller: () => ToolCaller;
+  logFields: LogFields;
+  /** Stops the call when its client goes away before the answer; returns the undo. */
+  watchClient: (control: CallControl) => () => void;
+  /** Makes a 2025 call cancellable by `notifications/cancelled` (McpCancels); its undo. */
+  track: (requestId: string | number, control: CallControl) => () => void;
+}
 
 /** An answer the lean path wrote for the SDK: its HTTP status and JSON body. */
 export interface LeanAnswer {
@@ -170,8 +181,7 @@ export class McpLeanPath {
   async answer(
     body: unknown,
     headers: IncomingHttpHeaders,
-    caller: () => ToolCaller,
-    logFields: LogFields,
+    scope: LeanScope,
   ): Promise<LeanAnswer | undefined> {
     if (!this.enabled) return;
     const message = recognize(body, headers);
@@ -182,8 +192,29 @@ export class McpLeanPath {
         cacheScope: 'private',
       });
     }
+    const modern = message.era === 'modern';
+    // A 2026-07-28 call of a tool that always runs in the background is refused by the SDK's
+    // entry (-32021, the client did not declare tasks): its answer, not the lean path's.
+    if (modern && this.tools.runsInBackground(message.params.name)) return;
+    // Watched only once it turns out not to end at once: the client closing the POST stops it;
+    // a 2025 client may cancel it with notifications/cancelled (2026-07-28 closes the stream).
+    const watch = (control: CallControl) => {
+      const unwatch = scope.watchClient(control);
+      const untrack = modern ? undefined : scope.track(message.id, control);
+      return () => {
+        unwatch();
+        untrack?.();
+      };
+    };
     try {
-      const result = await this.tools.call(caller(), message.params, logFields);
+      const io = { control: new CallControl(), modern, tasks: false, watch };
+      const result = await this.tools.call(
+        scope.caller(),
+        message.params,
+        scope.logFields,
+        undefined,
+        io,
+      );
       return this.result(message, result);
     } catch (error) {
       return this.error(message.id, error);

@@ -6,11 +6,13 @@ import { McpHttpEntry } from './mcp.http';
 import { McpLeanPath } from './mcp.lean';
 import { McpServerFactory } from './mcp.server';
 import { McpTools } from './mcp.tools';
+import { McpCancels } from './mcp.cancels';
+import { McpTasks } from './mcp.tasks';
 
 /** The MCP server over the tool registry and the ToolInvoker, for any transport (HTTP or stdio). */
 @Module({
   imports: [InvocationModule],
-  providers: [McpTools, McpServerFactory],
+  providers: [McpTools, McpServerFactory, McpTasks],
   exports: [McpServerFactory, McpTools, InvocationModule],
 })
 export class McpCoreModule {}
@@ -18,7 +20,7 @@ export class McpCoreModule {}
 /** `POST /mcp`: MCP over Streamable HTTP (its Origin check is at the front door: mcp-origin.ts). */
 @Module({
   imports: [McpCoreModule, LimitsModule],
-  providers: [McpHttpEntry, McpLeanPath],
+  providers: [McpHttpEntry, McpLeanPath, McpCancels],
   controllers: [McpController],
 })
 export class McpModule {}

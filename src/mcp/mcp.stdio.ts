@@ -3,7 +3,7 @@ import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/s
 import type { Readable, Writable } from 'node:stream';
 import { INSUFFICIENT_PERMISSIONS } from '../auth/auth.errors';
 import { InvocationPipeline } from '../invocation/invocation.pipeline';
-import { ToolCaller } from '../invocation/tool.invoker';
+import { ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import { McpServerFactory } from './mcp.server';
 
@@ -71,10 +71,19 @@ export async function serveMcpOverStdio(
   const logger = new Logger('Mcp');
   // The SDK's stdio entry: the opening message pins the era (2026-07-28 after `server/discover`,
   // or the 2025 handshake) and one server from the factory serves the connection.
-  const handle = serveStdio(() => servers.create(() => stdioCaller(token)), {
-    transport: new StdioServerTransport(stdin, stdout),
-    onerror: (error) => logger.warn(`MCP over stdio: ${error.message}`),
-  });
+  const invoker = app.get(ToolInvoker);
+  const handle = serveStdio(
+    () =>
+      servers.create({
+        callerOf: () => stdioCaller(token),
+        // The key, authenticated again (it may have been revoked since the start).
+        callerId: async () => (await invoker.identify(stdioCaller(token))).id,
+      }),
+    {
+      transport: new StdioServerTransport(stdin, stdout),
+      onerror: (error) => logger.warn(`MCP over stdio: ${error.message}`),
+    },
+  );
   try {
     await untilClosed(stdin);
   } finally {

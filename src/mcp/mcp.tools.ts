@@ -4,11 +4,13 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { errorAnswer, STATUS_TEXT } from '../errors/all-exceptions.filter';
 import { ValidationFailed } from '../errors/api-error';
 import { MCP_IDEMPOTENCY_META } from '../invocation/idempotency';
-import { ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
-import { retryAfterText } from '../limits/rate-limit.headers';
+import { CallControl } from '../invocation/runtime/call-control';
+import { newInvocationId } from '../invocation/runtime/long-calls';
+import { Accepted, CallIo, ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
 import { echoedName } from '../validation/issues';
-import { isPlainObject } from '../validation/validation.pipe';
+import { failure, success } from './mcp-results';
+import { McpTasks, tasksRequired } from './mcp.tasks';
 
 /** How long a client may keep a `tools/list` result (2026-07-28's cache hint; `private`). */
 export const TOOLS_LIST_TTL_MS = 60_000;
@@ -23,33 +25,20 @@ export interface ToolCallParams {
 /** Where a tool call's error lines point: the HTTP request's fields, made only for a line written. */
 export type LogFields = () => object;
 
+/** How a transport runs an MCP tool call: its controls and progress, the client's era and tasks. */
+export interface McpCallIo extends CallIo {
+  /** The 2026-07-28 era (a per-request envelope), else 2025. */
+  modern: boolean;
+  /** The client declared the tasks extension on this request. */
+  tasks: boolean;
+}
+
 function unknownTool(name: string): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
     `${STATUS_TEXT[404]}: no tool named '${echoedName(name)}'`,
     { detail: STATUS_TEXT[404] },
   );
-}
-
-/** The REST answer's detail as text: a sentence as it is, a 400 list as its JSON. */
-function textOf(detail: unknown): string {
-  return typeof detail === 'string' ? detail : JSON.stringify(detail);
-}
-
-function success(body: unknown): CallToolResult {
-  return {
-    content: [{ type: 'text', text: JSON.stringify(body) }],
-    ...(isPlainObject(body) ? { structuredContent: body } : {}),
-  };
-}
-
-/** A tool call the service refused or that failed, as MCP's `isError` result with REST's detail. */
-function failure(detail: unknown, retryAfter?: string | number): CallToolResult {
-  let text = textOf(detail);
-  if (retryAfter !== undefined && !/retry/i.test(text)) {
-    text += ` ${retryAfterText(Number(retryAfter))}`;
-  }
-  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /** `word_count` -> `Word count`: a tool's title when it gives none. */
@@ -92,7 +81,13 @@ export class McpTools {
   constructor(
     private readonly registry: ToolRegistry,
     private readonly invoker: ToolInvoker,
+    private readonly tasks: McpTasks,
   ) {}
+
+  /** Whether the tool always runs in the background (a task for a client of the extension). */
+  runsInBackground(name: string): boolean {
+    return this.registry.get(name)?.runtime.async === 'required';
+  }
 
   /** The tools/list result's own fields (the same object every time: it never changes). */
   list(): { tools: Tool[] } {
@@ -116,13 +111,30 @@ export class McpTools {
     params: ToolCallParams,
     logFields: LogFields,
     args: unknown = params.arguments,
+    io: McpCallIo = { control: new CallControl(), modern: false, tasks: false },
   ): Promise<CallToolResult> {
     const name = params.name;
     const tool = this.registry.get(name);
     if (!tool) throw unknownTool(name);
     const idempotencyKey = params._meta?.[MCP_IDEMPOTENCY_META];
+    // A tool that always runs in the background is a task: only a client of the extension gets
+    // one; on 2026-07-28 another client is told so (-32021), a 2025 one is answered in the request.
+    if (tool.runtime.async === 'required' && io.tasks) {
+      io.background = { id: newInvocationId(), waitMs: 0 };
+    } else if (tool.runtime.async === 'required' && io.modern) {
+      throw tasksRequired();
+    }
     try {
-      return success(await this.invoker.invoke({ ...caller, idempotencyKey }, tool, args));
+      const running = this.invoker.invoke({ ...caller, idempotencyKey }, tool, args, io);
+      const outcome =
+        io.tasks && tool.runtime.async === 'allowed'
+          ? await this.tasks.answerOrTask(tool, io, running)
+          : { answer: await running };
+      if ('task' in outcome) return this.tasks.created(outcome.task) as CallToolResult;
+      if (outcome.answer instanceof Accepted) {
+        return this.tasks.created(outcome.answer.record) as CallToolResult;
+      }
+      return success(outcome.answer);
     } catch (error) {
       // Arguments that fail validation are a result the model can read and correct (MCP spec).
       if (error instanceof ValidationFailed) return failure(error.issues);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** How a tool call ended, from its status code: a small fixed set, fit for a label. */
 export type ToolOutcome =
@@ -44,6 +44,9 @@ export class MetricsService {
   private readonly toolFailures: Counter<'tool'>;
   private readonly quotaRejections: Counter<'tool'>;
   private readonly rateLimitRejections: Counter<'kind'>;
+  private readonly capacityRejections: Counter<'tool'>;
+  private readonly timeouts: Counter<'tool'>;
+  private readonly abandoned: Counter<'tool'>;
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
@@ -83,6 +86,24 @@ export class MetricsService {
       labelNames: ['kind'],
       registers,
     });
+    this.capacityRejections = new Counter({
+      name: 'tool_capacity_rejections_total',
+      help: 'Tool calls refused because the tool had no free slot and its queue was full (503).',
+      labelNames: ['tool'],
+      registers,
+    });
+    this.timeouts = new Counter({
+      name: 'tool_timeouts_total',
+      help: 'Tool calls answered 504: the tool did not finish within its deadline.',
+      labelNames: ['tool'],
+      registers,
+    });
+    this.abandoned = new Counter({
+      name: 'tool_calls_abandoned_total',
+      help: 'Tool calls answered (504, cancelled, client gone) while their handler still ran: it keeps its slot until it settles.',
+      labelNames: ['tool'],
+      registers,
+    });
     // Present from the start, so that a dashboard's rate() sees the first rejection.
     for (const kind of ['key', 'auth'] as const) this.rateLimitRejections.labels(kind).inc(0);
   }
@@ -103,5 +124,45 @@ export class MetricsService {
 
   observeRateLimited(kind: RateLimitKind): void {
     this.rateLimitRejections.inc({ kind });
+  }
+
+  observeAtCapacity(tool: string): void {
+    this.capacityRejections.inc({ tool });
+  }
+
+  observeTimeout(tool: string): void {
+    this.timeouts.inc({ tool });
+  }
+
+  observeAbandoned(tool: string): void {
+    this.abandoned.inc({ tool });
+  }
+
+  /**
+   * Tool calls holding a slot (running, or answered but not yet settled) and waiting for one, per
+   * tool, read from `read` at each scrape.
+   */
+  gaugeToolSlots(read: () => { tool: string; inFlight: number; queued: number }[]): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'tool_calls_in_flight',
+      help: 'Tool calls holding a slot on this instance (running, or answered but still settling).',
+      labelNames: ['tool'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { tool, inFlight } of read()) this.set({ tool }, inFlight);
+      },
+    });
+    new Gauge({
+      name: 'tool_calls_queued',
+      help: 'Tool calls waiting for a slot on this instance.',
+      labelNames: ['tool'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { tool, queued } of read()) this.set({ tool }, queued);
+      },
+    });
   }
 }

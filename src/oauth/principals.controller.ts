@@ -35,6 +35,7 @@ function toView(
     plan: planOf(record),
     operator_plan: record.plan,
     daily_limit: record.daily_limit,
+    monthly_limit: record.monthly_limit,
     rate_limit: record.rate_limit,
     enabled: record.enabled,
     first_seen_at: record.first_seen_at,
@@ -180,6 +181,7 @@ export class PrincipalsController {
       id: record.id,
       plan: this.principals.planOf(record),
       daily_limit: record.daily_limit,
+      monthly_limit: record.monthly_limit,
       rate_limit: record.rate_limit,
     };
   }

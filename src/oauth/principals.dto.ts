@@ -13,13 +13,21 @@ export class UpdatePrincipalInput {
   plan?: string | null;
 
   @IntField({
-    description: "Calls per UTC day, beating the plan's; null: the plan's.",
+    description: "Credits per UTC day, beating the plan's; null: the plan's.",
     nullable: true,
     minimum: 0,
     maximum: 1_000_000_000,
     example: 500,
   })
   daily_limit?: number | null;
+
+  @IntField({
+    description: "Credits per UTC calendar month, beating the plan's; null: the plan's.",
+    nullable: true,
+    minimum: 0,
+    maximum: 100_000_000_000,
+  })
+  monthly_limit?: number | null;
 
   @IntField({
     description: "Calls per rate-limit window, beating the plan's; null: the plan's.",
@@ -60,6 +68,7 @@ export class PrincipalView {
   })
   operator_plan: string | null;
   @ApiProperty({ nullable: true, type: 'integer' }) daily_limit: number | null;
+  @ApiProperty({ nullable: true, type: 'integer' }) monthly_limit: number | null;
   @ApiProperty({ nullable: true, type: 'integer' }) rate_limit: number | null;
   @ApiProperty() enabled: boolean;
   @ApiProperty() first_seen_at: string;

@@ -102,6 +102,7 @@ export class Principals {
       scopes: verified.scopes,
       plan: this.planOf(record, verified.plan ?? undefined),
       daily_limit: record.daily_limit,
+      monthly_limit: record.monthly_limit,
       rate_limit: record.rate_limit,
       revision: record.revision,
       expires_at: new Date(verified.expiresAtMs).toISOString(),

@@ -1,22 +1,17 @@
 import { resolve } from 'node:path';
 import proxyAddr from 'proxy-addr';
 import * as z from 'zod/v4';
+import { claimName, issuers, list, publicUrl } from './oauth.schema';
 import { SettingsError } from './settings.error';
+import { originOf, refuse, unset } from './variables';
+
+export { originOf };
 
 /**
  * The environment as one typed schema: each variable the service reads, with its default, what it
  * accepts and the words of its refusal. A refusal stops the start-up with one line:
  * `Invalid environment: <VARIABLE> <what it must be>, got '<value>'`.
  */
-
-/** A variable's raw value: absent or empty reads as unset. */
-const unset = (raw: string | undefined): raw is undefined | '' => raw === undefined || raw === '';
-
-/** A refusal of the variable's value, in the one-line form (the variable's name is added before it). */
-function refuse(ctx: z.RefinementCtx, message: string): never {
-  ctx.addIssue({ code: 'custom', message });
-  return z.NEVER;
-}
 
 /** A whole number of at least `min` (and at most `max`), or the fallback when unset. */
 export function wholeNumber(fallback: number, min = 0) {
@@ -55,21 +50,6 @@ const origins = z
     }
     return normal;
   });
-
-/**
- * The normal form (`scheme://host[:port]`, lower case, default port dropped) of an origin, from an
- * `Origin` header or the setting; undefined for anything else (a path, `null`, garbage).
- */
-export function originOf(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return undefined;
-  }
-  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
-  return bare && url.origin !== 'null' ? url.origin : undefined;
-}
 
 /**
  * `TRUST_PROXY`: `true`, `false`, a hop count, or addresses and subnets (with Express's names
@@ -198,75 +178,6 @@ const text = z
   .optional()
   .transform((raw) => (unset(raw) ? undefined : raw));
 
-/**
- * `PUBLIC_URL`: the service's external base URL, as clients reach it (an origin: scheme, host and
- * port, no path), in its normal form: the protected resources of OAuth are named from it.
- */
-const publicUrl = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    if (unset(raw)) return undefined;
-    const trimmed = raw.trim().replace(/\/+$/, '');
-    const origin = originOf(trimmed);
-    if (origin === undefined || !/^https?:/.test(origin)) {
-      return refuse(
-        ctx,
-        `must be the service's external origin, like https://tools.example.com (no path), got '${raw}'`,
-      );
-    }
-    return origin;
-  });
-
-/** `OAUTH_ISSUERS`: issuer identifiers (http or https URLs), kept as written: `iss` must equal one. */
-const issuers = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    const entries = (raw ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
-    for (const entry of entries) {
-      let url: URL | undefined;
-      try {
-        url = new URL(entry);
-      } catch {
-        url = undefined;
-      }
-      if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username) {
-        return refuse(
-          ctx,
-          `entries must be issuer URLs like https://login.example.com/realms/tools, got '${entry}'`,
-        );
-      }
-    }
-    return [...new Set(entries)];
-  });
-
-/** A comma-separated list of non-empty words. */
-const list = z
-  .string()
-  .optional()
-  .transform((raw) =>
-    (raw ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
-  );
-
-/** A JWT claim's name. */
-const claimName = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    if (unset(raw)) return undefined;
-    if (!/^[\x21-\x7e]{1,100}$/.test(raw)) {
-      return refuse(ctx, `must be a claim name of 1 to 100 visible characters, got '${raw}'`);
-    }
-    return raw;
-  });
-
 /** Every variable the service reads; others pass through untouched (the environment is the operator's). */
 export const EnvironmentSchema = z.looseObject({
   DATA_DIR: z
@@ -317,6 +228,9 @@ export const EnvironmentSchema = z.looseObject({
   OAUTH_DEFAULT_PLAN: text,
   OAUTH_PLAN_CLAIM: claimName,
   OAUTH_JWKS_REFETCH_MS: wholeNumber(60_000),
+  INVOCATION_LEASE_MS: wholeNumber(15_000, 300),
+  MCP_TASK_AFTER_MS: wholeNumber(10_000),
+  SHUTDOWN_DRAIN_MS: wholeNumber(30_000),
 });
 
 export type ParsedEnvironment = z.output<typeof EnvironmentSchema>;

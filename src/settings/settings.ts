@@ -1,15 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import {
-  EnvironmentSchema,
-  parseEnvironment,
-  parseOne,
-  wholeNumber,
-  type ParsedEnvironment,
-} from './environment.schema';
+import { EnvironmentSchema, parseEnvironment, type ParsedEnvironment } from './environment.schema';
 import { redisSettingsFrom, RedisSettings } from './redis.settings';
 import { SettingsError } from './settings.error';
+import { checkLimit, planNamed, resolvePlans, type PlanLimits } from './plans';
+export { DEFAULT_PLANS, planNamed, type PlanLimits } from './plans';
+import { toolOverridesFromFile, type ToolOverrides } from './tool-settings';
 
 export { originOf } from './environment.schema';
 
@@ -19,13 +16,6 @@ export type Environment = Record<string, string | undefined>;
 
 /** Typed operator settings, read and validated once at start-up. */
 export const SETTINGS = Symbol('SETTINGS');
-
-export interface PlanLimits {
-  /** Calls per UTC day; null means no daily limit. */
-  daily_limit: number | null;
-  /** Calls per second. */
-  rate_limit: number;
-}
 
 /** PORT and HOST are not here: they pin `server.port` / `server.host` of the configuration tree. */
 export interface Settings {
@@ -81,6 +71,19 @@ export interface Settings {
   mcpLeanPath: boolean;
   /** The HTTP framework under Nest (HTTP_ADAPTER): the same contract on either. */
   httpAdapter: 'express' | 'fastify';
+  /** CONFIG_FILE's `tools:` section: per tool, what the operator overrides of its runtime. */
+  toolOverrides: Record<string, ToolOverrides>;
+  /** The runtime of long-running calls (docs/long-running-calls.md). */
+  invocations: {
+    /** A running call's lease: an instance silent this long is taken for stopped. */
+    leaseMs: number;
+    /** How often an instance renews its calls' leases and reads their cancel marks. */
+    renewMs: number;
+    /** An MCP call of a client that declared tasks becomes a task after this long. */
+    mcpTaskAfterMs: number;
+    /** On SIGTERM, running calls may finish for this long before they are stopped. */
+    shutdownDrainMs: number;
+  };
   /** The service's external origin (PUBLIC_URL), when set. */
   publicUrl?: string;
   /** OAuth access tokens accepted beside keys: set when OAUTH_ISSUERS is (which needs PUBLIC_URL). */
@@ -110,24 +113,7 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 
-export const DEFAULT_PLANS: Record<string, PlanLimits> = {
-  free: { daily_limit: 100, rate_limit: 5 },
-  pro: { daily_limit: 10_000, rate_limit: 50 },
-  unlimited: { daily_limit: null, rate_limit: 1_000 },
-};
-
 export { SettingsError };
-
-/**
- * The plan of that name, or undefined: only the plans table's own entries are plans, so a name like
- * `__proto__`, `constructor` or `toString` is an unknown plan, never an object member.
- */
-export function planNamed(
-  plans: Readonly<Record<string, PlanLimits>>,
-  name: string,
-): PlanLimits | undefined {
-  return Object.hasOwn(plans, name) ? plans[name] : undefined;
-}
 
 /** CONFIG_FILE read and parsed: the one place the file is read (doctor reads it again on demand). */
 function readConfigDocument(configFile: string | undefined): unknown {
@@ -147,59 +133,6 @@ function limitsFromFile(configFile: string | undefined, doc: unknown): Record<st
     throw new SettingsError(`Invalid CONFIG_FILE ${configFile}: 'limits' must be a mapping`);
   }
   return {};
-}
-
-function checkLimit(where: string, value: unknown, nullable: boolean): number | null {
-  if (value === null && nullable) return null;
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-  throw new SettingsError(
-    `Invalid ${where}: expected a whole number >= 0${nullable ? ' or null' : ''}`,
-  );
-}
-
-function resolvePlans(env: Environment, fileLimits: Record<string, unknown>) {
-  // No prototype: nothing but the plans themselves is ever read from it.
-  const plans = Object.assign(
-    Object.create(null) as Record<string, PlanLimits>,
-    structuredClone(DEFAULT_PLANS),
-  );
-  const filePlans = fileLimits.plans;
-  if (filePlans !== undefined) {
-    if (!filePlans || typeof filePlans !== 'object') {
-      throw new SettingsError("Invalid CONFIG_FILE: 'limits.plans' must be a mapping");
-    }
-    for (const [name, value] of Object.entries(filePlans as Record<string, unknown>)) {
-      if (!/^[a-z][a-z0-9_]*$/.test(name) || !value || typeof value !== 'object') {
-        throw new SettingsError(`Invalid CONFIG_FILE: limits.plans.${name} must be a mapping`);
-      }
-      const plan = value as Record<string, unknown>;
-      const base = planNamed(plans, name) ?? { daily_limit: null, rate_limit: 1 };
-      plans[name] = {
-        daily_limit:
-          'daily_limit' in plan
-            ? checkLimit(`limits.plans.${name}.daily_limit`, plan.daily_limit, true)
-            : base.daily_limit,
-        rate_limit:
-          'rate_limit' in plan
-            ? (checkLimit(`limits.plans.${name}.rate_limit`, plan.rate_limit, false) as number)
-            : base.rate_limit,
-      };
-    }
-  }
-  // PLAN_<NAME>_DAILY_LIMIT / PLAN_<NAME>_RATE_LIMIT: the environment wins over the file.
-  for (const name of Object.keys(plans)) {
-    const upper = name.toUpperCase();
-    const daily = env[`PLAN_${upper}_DAILY_LIMIT`];
-    if (daily !== undefined && daily !== '') {
-      plans[name].daily_limit =
-        daily === 'none' ? null : parseOne(wholeNumber(0), `PLAN_${upper}_DAILY_LIMIT`, daily);
-    }
-    const rate = env[`PLAN_${upper}_RATE_LIMIT`];
-    if (rate !== undefined && rate !== '') {
-      plans[name].rate_limit = parseOne(wholeNumber(0, 1), `PLAN_${upper}_RATE_LIMIT`, rate);
-    }
-  }
-  return plans;
 }
 
 /**
@@ -262,6 +195,13 @@ export function loadSettings(env: Environment): Settings {
     corsOrigins: parsed.CORS_ORIGINS,
     httpAdapter: parsed.HTTP_ADAPTER,
     mcpLeanPath: parsed.MCP_LEAN_PATH,
+    toolOverrides: toolOverridesFromFile(configFile, configDocument),
+    invocations: {
+      leaseMs: parsed.INVOCATION_LEASE_MS,
+      renewMs: Math.max(100, Math.min(1000, Math.floor(parsed.INVOCATION_LEASE_MS / 3))),
+      mcpTaskAfterMs: parsed.MCP_TASK_AFTER_MS,
+      shutdownDrainMs: parsed.SHUTDOWN_DRAIN_MS,
+    },
     version: packageVersion(),
   };
 }

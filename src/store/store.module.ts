@@ -17,6 +17,9 @@ import { SqliteAuditStore } from './audit/sqlite-audit.store';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store';
 import { SqliteIdempotencyStore } from './idempotency/sqlite-idempotency.store';
+import { InvocationStore } from './invocations/invocation.store';
+import { RedisInvocationStore } from './invocations/redis-invocation.store';
+import { SqliteInvocationStore } from './invocations/sqlite-invocation.store';
 import { KeyStore } from './keys/key.store';
 import { RedisKeyStore } from './keys/redis-key.store';
 import { SqliteKeyStore } from './keys/sqlite-key.store';
@@ -48,6 +51,7 @@ export interface Stores {
   audit: AuditStore;
   overrides: OverrideStore;
   principals: PrincipalStore;
+  invocations: InvocationStore;
 }
 
 /** The Redis command connection when Redis is configured (any topology); null for the embedded store. */
@@ -78,6 +82,7 @@ export async function openStore(
       audit: new SqliteAuditStore(sqlite),
       overrides: new SqliteOverrideStore(sqlite),
       principals: new SqlitePrincipalStore(sqlite),
+      invocations: new SqliteInvocationStore(sqlite),
     };
   }
   const database = await RedisDatabase.open(
@@ -96,6 +101,7 @@ export async function openStore(
       audit: new RedisAuditStore(database),
       overrides: await RedisOverrideStore.open(database),
       principals: new RedisPrincipalStore(database),
+      invocations: new RedisInvocationStore(database),
     };
   } catch (error) {
     await database.close();
@@ -131,6 +137,7 @@ const concern = <K extends keyof Stores>(token: InjectionToken, name: K): Provid
     concern(AuditStore, 'audit'),
     concern(OverrideStore, 'overrides'),
     concern(PrincipalStore, 'principals'),
+    concern(InvocationStore, 'invocations'),
   ],
   exports: [
     REDIS_CLIENT,
@@ -143,6 +150,7 @@ const concern = <K extends keyof Stores>(token: InjectionToken, name: K): Provid
     AuditStore,
     OverrideStore,
     PrincipalStore,
+    InvocationStore,
   ],
 })
 export class StoreModule implements OnApplicationShutdown {

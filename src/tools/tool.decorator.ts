@@ -52,7 +52,38 @@ export interface ToolDefinition {
   output: Type<object>;
   /** Error statuses of the tool's own, documented beside those every tool call may get. */
   errors?: number[];
+  /**
+   * Its deadline, in ms: a call still running then is answered 504 and its signal aborted. A
+   * synchronous call's deadline covers its wait in the queue too. Default 30000; CONFIG_FILE's
+   * `tools.<name>.timeout_ms` overrides it.
+   */
+  timeoutMs?: number;
+  /** Calls running at once on one instance. Default 64; `tools.<name>.concurrency`. */
+  concurrency?: number;
+  /** Calls waiting for a slot on one instance; past it 503. Default 64; `tools.<name>.queue`. */
+  queue?: number;
+  /** What a call costs, in credits of the caller's daily (and monthly) limit. Default 1. */
+  cost?: number;
+  /**
+   * Long-running calls: `allowed` (the default) runs a call in the background when the client
+   * asks (`Prefer: respond-async`; an MCP task), `never` always answers in the request, `required`
+   * always runs it in the background (202 even without asking).
+   */
+  async?: ToolAsyncMode;
 }
+
+export type ToolAsyncMode = 'allowed' | 'never' | 'required';
+
+/** What a tool that declares none gets (the contract's defaults). */
+export const TOOL_DEFAULTS = {
+  timeoutMs: 30_000,
+  concurrency: 64,
+  queue: 64,
+  cost: 1,
+  async: 'allowed',
+} as const satisfies Required<
+  Pick<ToolDefinition, 'timeoutMs' | 'concurrency' | 'queue' | 'cost' | 'async'>
+>;
 
 /** The definition a @Tool() handler carries, typed: `reflector.get(ToolMetadata, handler)`. */
 export const ToolMetadata = Reflector.createDecorator<ToolDefinition>();
@@ -70,6 +101,24 @@ export const ToolRoute = Reflector.createDecorator<string>();
 export function Tool(definition: ToolDefinition): MethodDecorator {
   if (!/^[a-z][a-z0-9_]*$/.test(definition.name)) {
     throw new Error(`Tool name '${definition.name}' must match [a-z][a-z0-9_]*`);
+  }
+  for (const field of ['timeoutMs', 'concurrency', 'cost'] as const) {
+    const value = definition[field];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
+      throw new Error(`Tool '${definition.name}': ${field} must be a whole number >= 1`);
+    }
+  }
+  if (
+    definition.queue !== undefined &&
+    !(Number.isSafeInteger(definition.queue) && definition.queue >= 0)
+  ) {
+    throw new Error(`Tool '${definition.name}': queue must be a whole number >= 0`);
+  }
+  if (
+    definition.async !== undefined &&
+    !['allowed', 'never', 'required'].includes(definition.async)
+  ) {
+    throw new Error(`Tool '${definition.name}': async must be 'allowed', 'never' or 'required'`);
   }
   return ToolMetadata(definition);
 }

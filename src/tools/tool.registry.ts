@@ -1,17 +1,38 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { Settings, SETTINGS } from '../settings/settings';
 import { compiledValidatorFor } from '../validation/compiled.validator';
 import { JsonSchema, jsonSchemaOf } from '../validation/json-schema';
 import type { ToolContext } from './tool-runner';
-import { ToolDefinition, ToolMetadata, TOOLS_PATH } from './tool.decorator';
+import {
+  TOOL_DEFAULTS,
+  ToolAsyncMode,
+  ToolDefinition,
+  ToolMetadata,
+  TOOLS_PATH,
+} from './tool.decorator';
+
+/** How the runtime runs a tool: its declaration, the operator's `tools:` section over it. */
+export interface ToolRuntimeSettings {
+  timeoutMs: number;
+  concurrency: number;
+  queue: number;
+  cost: number;
+  async: ToolAsyncMode;
+}
 
 export interface RegisteredTool extends ToolDefinition {
   path: string;
+  runtime: ToolRuntimeSettings;
   /** JSON Schemas derived from the input and output DTOs (the same as OpenAPI's). */
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
-  /** Runs the tool's handler on an already validated input. */
-  invoke(input: object, context: ToolContext): Promise<unknown>;
+  /**
+   * Runs the tool's handler on an already validated input: its answer, or the promise of it (a
+   * synchronous handler's answer comes back as it is, so that the runtime pays nothing for what
+   * it need not wait for).
+   */
+  invoke(input: object, context: ToolContext): unknown;
 }
 
 /** Every `@Tool()` handler of the application, found through Nest's discovery at start-up. */
@@ -23,6 +44,7 @@ export class ToolRegistry implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
   onModuleInit(): void {
@@ -42,10 +64,30 @@ export class ToolRegistry implements OnModuleInit {
         this.tools.set(definition.name, {
           ...definition,
           path: `/${TOOLS_PATH}/${definition.name}`,
+          runtime: {
+            timeoutMs: definition.timeoutMs ?? TOOL_DEFAULTS.timeoutMs,
+            concurrency: definition.concurrency ?? TOOL_DEFAULTS.concurrency,
+            queue: definition.queue ?? TOOL_DEFAULTS.queue,
+            cost: definition.cost ?? TOOL_DEFAULTS.cost,
+            async: definition.async ?? TOOL_DEFAULTS.async,
+            ...this.settings.toolOverrides[definition.name],
+          },
           inputSchema: jsonSchemaOf(definition.input),
           outputSchema: jsonSchemaOf(definition.output, false),
-          invoke: (input, context) => Promise.resolve(handler.call(instance, input, context)),
+          invoke: (input, context) => handler.call(instance, input, context),
         });
+      }
+    }
+    this.checkOverrides();
+  }
+
+  /** Every name of CONFIG_FILE's `tools:` section must be a tool: a typo stops the start. */
+  private checkOverrides(): void {
+    for (const name of Object.keys(this.settings.toolOverrides)) {
+      if (!this.tools.has(name)) {
+        throw new Error(
+          `Invalid CONFIG_FILE: tools.${name} names no tool (tools: ${[...this.tools.keys()].sort().join(', ')})`,
+        );
       }
     }
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../../errors/api-error';
-import { retryAfterText } from '../../limits/rate-limit.headers';
+import { ToolRegistry } from '../../tools/tool.registry';
 import {
   Claim,
   IDEMPOTENCY_HEADER,
@@ -26,12 +26,34 @@ import {
 @PipelineStep({ order: STEP_ORDER.idempotency })
 @Injectable()
 export class IdempotencyStep implements InvocationStep {
-  constructor(private readonly idempotency: IdempotencyService) {}
+  constructor(
+    private readonly idempotency: IdempotencyService,
+    private readonly registry: ToolRegistry,
+  ) {}
 
   run(call: Call, decided: Readonly<Decisions>): Promise<StepDecision> | void {
-    const raw = call.idempotencyKey;
-    if (call.tool === undefined || raw === undefined) return;
-    return this.begin(call, call.tool, raw, decided);
+    if (call.tool === undefined) return;
+    if (call.idempotencyKey === undefined && call.background === undefined) return;
+    return this.decide(call, call.tool, decided);
+  }
+
+  private async decide(
+    call: Call,
+    tool: string,
+    decided: Readonly<Decisions>,
+  ): Promise<StepDecision> {
+    const claim =
+      call.idempotencyKey === undefined
+        ? undefined
+        : await this.begin(call, tool, call.idempotencyKey, decided);
+    if (call.background === undefined) return { claim };
+    try {
+      const budget = await this.idempotency.reserveResult(callerOf(decided).id, call.background);
+      return { claim, budget };
+    } catch (error) {
+      await claim?.release();
+      throw error;
+    }
   }
 
   private async begin(
@@ -39,7 +61,7 @@ export class IdempotencyStep implements InvocationStep {
     tool: string,
     raw: unknown,
     decided: Readonly<Decisions>,
-  ): Promise<StepDecision> {
+  ): Promise<Claim> {
     if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) {
       throw new ValidationFailed([
         {
@@ -54,6 +76,7 @@ export class IdempotencyStep implements InvocationStep {
       tool,
       raw,
       call.body,
+      this.registry.get(tool)?.runtime.timeoutMs,
     );
     switch (begun.state) {
       case 'done':
@@ -62,17 +85,11 @@ export class IdempotencyStep implements InvocationStep {
         throw new ApiError(409, 'A request with this Idempotency-Key is in progress');
       case 'mismatch':
         throw new ApiError(422, 'Idempotency-Key reused with a different request');
-      case 'full': {
+      case 'full':
         // No eviction: a key that holds as much as it may waits for its oldest answer to expire.
-        const wait = this.idempotency.secondsUntil(begun.retryAtMs);
-        throw new ApiError(
-          429,
-          `Too many kept idempotent answers for this key. ${retryAfterText(wait)}`,
-          { 'Retry-After': wait },
-        );
-      }
+        throw this.idempotency.budgetFull(begun.retryAtMs);
       case 'started':
-        return { claim: new Claim(this.idempotency, claim) };
+        return new Claim(this.idempotency, claim);
     }
   }
 }

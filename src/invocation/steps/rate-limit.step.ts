@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Accounting } from '../../limits/accounting';
+import { ToolRegistry } from '../../tools/tool.registry';
 import {
   Call,
   callerOf,
@@ -17,13 +18,19 @@ import {
 @PipelineStep({ order: STEP_ORDER.rateLimit })
 @Injectable()
 export class RateLimitStep implements InvocationStep {
-  constructor(private readonly accounting: Accounting) {}
+  constructor(
+    private readonly accounting: Accounting,
+    private readonly registry: ToolRegistry,
+  ) {}
 
   run(call: Call, decided: Readonly<Decisions>): Promise<StepDecision> {
     return this.accounting.open(callerOf(decided), {
       tool: call.tool,
-      idempotent: call.idempotencyKey !== undefined,
+      cost: call.tool === undefined ? undefined : this.registry.get(call.tool)?.runtime.cost,
+      // The idempotency step stands between the rate and the quota: the quota waits for it.
+      idempotent: call.idempotencyKey !== undefined || call.background !== undefined,
       ratePaid: call.ratePaid === true,
+      admitted: call.tool === undefined || decided.ticket !== undefined,
     });
   }
 }

@@ -1,5 +1,5 @@
 import { StoreUnavailableError } from '../store';
-import type { QuotaResult } from '../usage/usage.store';
+import type { QuotaCharge, QuotaResult } from '../usage/usage.store';
 import type { ThrottlerStorageRecord } from '../rate/rate.store';
 
 /** A key's budget per rate-limit window (a second by default): where it is counted in the rate storage, and how many calls fit. */
@@ -15,8 +15,8 @@ export interface CallCount {
   /** The key, with the revision of the record the call was decided on (a shared store's). */
   key: { id: string; revision?: number };
   budget: KeyRateBudget;
-  /** The UTC day and the daily limit (null: none) to count the call against, after the rate budget. */
-  quota?: { day: string; limit: number | null };
+  /** What to charge the call against its day's (and month's) credits, after the rate budget. */
+  quota?: QuotaCharge;
 }
 
 export interface CallCounted {

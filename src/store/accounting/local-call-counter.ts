@@ -21,6 +21,6 @@ export class LocalCallCounter extends CallCounter {
       budget.throttler,
     );
     if (rate.isBlocked || !quota) return { rate };
-    return { rate, quota: await this.usage.consumeQuota(key.id, quota.day, quota.limit) };
+    return { rate, quota: await this.usage.consumeQuota(key.id, quota) };
   }
 }

@@ -3,19 +3,25 @@ import { RedisClient, redisCall } from '../redis/redis.connection';
 import { RedisKeys } from '../redis/redis.keys';
 import { UNTIL_WINDOW_ENDS } from '../rate/rate.store';
 import { RedisRateStore, throttled, throttlerKeys } from '../rate/redis-rate.store';
-import { CONSUME_QUOTA_LUA, QUOTA_KEEP_SECONDS } from '../usage/redis-usage.store';
+import {
+  chargeArguments,
+  chargeKeys,
+  CONSUME_QUOTA_LUA,
+  quotaResult,
+} from '../usage/redis-usage.store';
 import { CallCount, CallCounted, CallCounter, KeyRecordChanged } from './call-counter';
 
 /**
  * The calls of one key counted in one step (CallCounter), each as if alone and in order: its
  * record's revision compared (a changed record counts nothing), then the library's script on the
- * key's rate budget (run as it is, as a function), then the day's quota unless the budget refused
- * the call. KEYS: the key's record, hits, blocked, the day's quota counter. ARGV: throttler, ttl,
- * the block duration (UNTIL_WINDOW_ENDS: what is left of the window), seconds to keep the quota
- * counter, then for each call: the revision it was decided on, its rate limit, its daily limit
- * ('' to leave the quota alone, -1 for none).
- * Returns per call {-1} when the record changed, else the library's four values, then
- * {counted 1|0, used} when the quota was counted.
+ * key's rate budget (run as it is, as a function), then its charge against the day's (and the
+ * month's) credits unless the budget refused the call. KEYS: the key's record, hits, blocked, the
+ * day's counter, the month's, the day's tools hash. ARGV: throttler, ttl, the block duration
+ * (UNTIL_WINDOW_ENDS: what is left of the window), then for each call: the revision it was decided
+ * on, its rate limit, its daily limit ('' to leave the quota alone, -1 for none), its monthly limit
+ * (-1: none), its cost, its tool.
+ * Returns per call {-1} when the record changed, else the library's four values, then the
+ * charge's four (consumeQuota's) when the quota was asked.
  */
 function countCallsScript(throttleLua: string): string {
   return `
@@ -27,7 +33,7 @@ local record = redis.call('HMGET', KEYS[1], 'id', 'revision')
 local current = record[1] and (record[2] or '0')
 local replies = {}
 local block = tonumber(ARGV[3])
-for i = 5, #ARGV, 3 do
+for i = 4, #ARGV, 6 do
   local reply = {-1}
   if ARGV[i] == current then
     -- UNTIL_WINDOW_ENDS: a call over the limit blocks for what is left of the window.
@@ -37,9 +43,8 @@ for i = 5, #ARGV, 3 do
     end
     reply = throttle({KEYS[2], KEYS[3]}, {ARGV[1], ARGV[2], ARGV[i + 1], block})
     if reply[3] == 0 and ARGV[i + 2] ~= '' then
-      local quota = consumeQuota(KEYS[4], ARGV[i + 2], ARGV[4])
-      reply[5] = quota[1]
-      reply[6] = quota[2]
+      local quota = consumeQuota(KEYS[4], KEYS[5], KEYS[6], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
+      for q = 1, 4 do reply[4 + q] = quota[q] end
     end
   end
   replies[#replies + 1] = reply
@@ -55,7 +60,6 @@ declare module 'ioredis' {
       record: string,
       hits: string,
       blocked: string,
-      quota: string,
       ...args: (string | number)[]
     ): Result<number[][], Context>;
   }
@@ -95,7 +99,7 @@ export class RedisCallCounter extends CallCounter {
   ) {
     super();
     client.defineCommand('tisCountCalls', {
-      numberOfKeys: 4,
+      numberOfKeys: 6,
       lua: countCallsScript(storage.scriptSrc),
     });
   }
@@ -123,15 +127,14 @@ export class RedisCallCounter extends CallCounter {
         this.client.tisCountCalls(
           RedisKeys.record(key.id),
           ...throttlerKeys(budget.storageKey, budget.throttler),
-          RedisKeys.quota(key.id, quota?.day ?? ''),
+          ...chargeKeys(key.id, quota ?? { day: '', month: '' }),
           budget.throttler,
           budget.ttlMs,
           UNTIL_WINDOW_ENDS,
-          QUOTA_KEEP_SECONDS,
           ...calls.flatMap(({ call }) => [
             String(call.key.revision ?? 0),
             call.budget.limit,
-            call.quota ? String(call.quota.limit ?? -1) : '',
+            ...(call.quota ? chargeArguments(call.quota) : ['', '', '', '']),
           ]),
         ),
       );
@@ -139,11 +142,7 @@ export class RedisCallCounter extends CallCounter {
         const reply = replies[i];
         if (reply[0] === -1) return failed(new KeyRecordChanged());
         const rate = throttled(reply);
-        counted(
-          reply.length < 6
-            ? { rate }
-            : { rate, quota: { allowed: reply[4] === 1, used: reply[5] } },
-        );
+        counted(reply.length < 8 ? { rate } : { rate, quota: quotaResult(reply.slice(4)) });
       });
     } catch (error) {
       for (const { failed } of calls) failed(error);

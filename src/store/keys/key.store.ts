@@ -7,6 +7,8 @@ export interface ApiKeyRecord {
   scopes: string[];
   plan: string;
   daily_limit: number | null;
+  /** Credits per UTC calendar month of its own; null: the plan's. */
+  monthly_limit: number | null;
   rate_limit: number | null;
   created_at: string;
   expires_at: string | null;
@@ -33,16 +35,21 @@ export function mayBeKept(record: Pick<ApiKeyRecord, 'revision'>): boolean {
   return record.revision !== undefined;
 }
 
-/** A key as inserted: the lifecycle fields default to enabled, no previous secret. */
+/** A key as inserted: the lifecycle fields default to enabled, no previous secret, no monthly limit. */
 export type NewKeyRecord = Omit<
   ApiKeyRecord,
-  'enabled' | 'previous_hash' | 'previous_key_expires_at'
+  'enabled' | 'previous_hash' | 'previous_key_expires_at' | 'monthly_limit'
 > &
-  Partial<Pick<ApiKeyRecord, 'enabled' | 'previous_hash' | 'previous_key_expires_at'>>;
+  Partial<
+    Pick<ApiKeyRecord, 'enabled' | 'previous_hash' | 'previous_key_expires_at' | 'monthly_limit'>
+  >;
 
 /** What a PATCH may change of a key. */
 export type KeyChanges = Partial<
-  Pick<ApiKeyRecord, 'name' | 'scopes' | 'plan' | 'daily_limit' | 'rate_limit' | 'enabled'>
+  Pick<
+    ApiKeyRecord,
+    'name' | 'scopes' | 'plan' | 'daily_limit' | 'monthly_limit' | 'rate_limit' | 'enabled'
+  >
 >;
 
 /** A new secret for a key: its hash and prefix, and the old hash kept for a grace (or none). */

@@ -12,7 +12,18 @@ import {
 /** Keys kept by `findKeyByHash` before it starts over. */
 const MAX_CACHED_KEYS = 10_000;
 
-const CHANGEABLE = ['name', 'scopes', 'plan', 'daily_limit', 'rate_limit', 'enabled'];
+const CHANGEABLE = [
+  'name',
+  'scopes',
+  'plan',
+  'daily_limit',
+  'monthly_limit',
+  'rate_limit',
+  'enabled',
+];
+
+/** Columns added after the first schema (sqlite.database.ts), each migration run once. */
+const MIGRATIONS = ['ALTER TABLE api_keys ADD COLUMN monthly_limit INTEGER'];
 
 interface KeyRow extends Omit<ApiKeyRecord, 'scopes' | 'enabled'> {
   scopes: string;
@@ -29,6 +40,7 @@ function keyParams(key: NewKeyRecord) {
   return {
     previous_hash: null,
     previous_key_expires_at: null,
+    monthly_limit: null,
     ...key,
     scopes: JSON.stringify(key.scopes),
     enabled: key.enabled === false ? 0 : 1,
@@ -44,15 +56,16 @@ export class SqliteKeyStore extends KeyStore {
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
+    sqlite.ensureSchema('keys', MIGRATIONS);
     const { db } = sqlite;
     this.stmt = {
       insertKey: db.prepare(
-        `INSERT INTO api_keys (id, name, prefix, hash, scopes, plan, daily_limit, rate_limit,
-           created_at, expires_at, revoked_at, last_used_at, enabled, previous_hash,
+        `INSERT INTO api_keys (id, name, prefix, hash, scopes, plan, daily_limit, monthly_limit,
+           rate_limit, created_at, expires_at, revoked_at, last_used_at, enabled, previous_hash,
            previous_key_expires_at)
-         VALUES (@id, @name, @prefix, @hash, @scopes, @plan, @daily_limit, @rate_limit,
-           @created_at, @expires_at, @revoked_at, @last_used_at, @enabled, @previous_hash,
-           @previous_key_expires_at)`,
+         VALUES (@id, @name, @prefix, @hash, @scopes, @plan, @daily_limit, @monthly_limit,
+           @rate_limit, @created_at, @expires_at, @revoked_at, @last_used_at, @enabled,
+           @previous_hash, @previous_key_expires_at)`,
       ),
       countKeys: db.prepare('SELECT COUNT(*) AS n FROM api_keys').pluck(),
       byHash: db.prepare('SELECT * FROM api_keys WHERE hash = @hash OR previous_hash = @hash'),

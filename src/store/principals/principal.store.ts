@@ -18,6 +18,7 @@ export interface PrincipalRecord {
   /** The plan its last token named (OAUTH_PLAN_CLAIM), as of its last sight; null: none. */
   token_plan: string | null;
   daily_limit: number | null;
+  monthly_limit: number | null;
   rate_limit: number | null;
   /** A disabled principal's tokens are refused (401) until it is enabled again. */
   enabled: boolean;
@@ -35,7 +36,7 @@ export type NewPrincipalRecord = Pick<
 
 /** What an operator may change of a principal. */
 export type PrincipalChanges = Partial<
-  Pick<PrincipalRecord, 'plan' | 'daily_limit' | 'rate_limit' | 'enabled'>
+  Pick<PrincipalRecord, 'plan' | 'daily_limit' | 'monthly_limit' | 'rate_limit' | 'enabled'>
 >;
 
 /** Where a page of the principal list starts: after this one in `(first_seen_at, id)` order. */

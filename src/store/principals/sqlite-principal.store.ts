@@ -11,7 +11,7 @@ import {
 /** Principals kept by `ensurePrincipal` before it starts over. */
 const MAX_CACHED_PRINCIPALS = 10_000;
 
-const CHANGEABLE = ['plan', 'daily_limit', 'rate_limit', 'enabled'];
+const CHANGEABLE = ['plan', 'daily_limit', 'monthly_limit', 'rate_limit', 'enabled'];
 
 const MIGRATIONS = [
   `CREATE TABLE principals (
@@ -28,6 +28,7 @@ const MIGRATIONS = [
      last_seen_at TEXT NOT NULL
    ) WITHOUT ROWID;
    CREATE INDEX principals_order ON principals (first_seen_at, id);`,
+  'ALTER TABLE principals ADD COLUMN monthly_limit INTEGER',
 ];
 
 interface PrincipalRow extends Omit<PrincipalRecord, 'enabled'> {

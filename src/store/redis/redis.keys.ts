@@ -5,7 +5,10 @@
  *   {h:<sha256>}                 string  a secret's hash -> its key id (the current secret, and a
  *                                        rotated-out one while its grace runs)
  *   {<id>}:record                hash    the key's record
- *   {<id>}:quota:<UTC day>       string  calls counted that day (expires after 91 days)
+ *   {<id>}:quota:<UTC day>       string  credits counted that day (expires after 91 days)
+ *   {<id>}:month:<YYYY-MM>       string  credits counted that UTC month, where a monthly limit
+ *                                        applies (expires 35 days after its first call)
+ *   {<id>}:tools:<UTC day>       hash    `<tool>:calls|credits|failed` of that day (91 days)
  *   {<id>}:rate:<throttler>:hits|blocked  the key's rate-limit window (src/limits/)
  *   {<id>}:idem, {<id>}:idem:expiry, {<id>}:idem:bytes   idempotency entries, their expiry
  *                                        times, the bytes they count
@@ -13,6 +16,10 @@
  *   {principals}:index           zset    `<first_seen_at> <id>` of every OAuth principal
  *                                        (a principal's own keys are a key's: record, quota, ...)
  *   {keys}:initial-lock          string  held by the instance creating the first admin key
+ *   {<inv id>}:invocation        hash    a long-running call (expires 24 hours after it ends)
+ *   {<caller id>}:invocations    zset    `<created_at> <id>` of a caller's long-running calls
+ *   {invocations}:active         hash    invocation id -> the instance running it, while it runs
+ *   {instance:<id>}              string  an instance's lease: present while it runs its calls
  *   {audit}:seq, {audit}:log     string, zset  the audit trail
  *   config:overrides             hash    configuration key -> JSON value
  *   {<throttler key>:<throttler>}:hits|blocked  other throttler counters (failed authentications)
@@ -29,6 +36,8 @@ export const RedisKeys = {
   hashLookup: (hash: string) => `{h:${hash}}`,
   record: (id: string) => `${tag(id)}:record`,
   quota: (id: string, day: string) => `${tag(id)}:quota:${day}`,
+  monthlyQuota: (id: string, month: string) => `${tag(id)}:month:${month}`,
+  toolUsage: (id: string, day: string) => `${tag(id)}:tools:${day}`,
   /** The base of a key's rate-limit counters; the throttler storage appends `:<throttler>:hits`. */
   rate: (id: string) => `${tag(id)}:rate`,
   idempotency: (id: string): [entries: string, expiry: string, bytes: string] => [
@@ -38,6 +47,10 @@ export const RedisKeys = {
   ],
   /** The SCAN patterns of every caller's idempotency expiry set (the purge's way to every caller). */
   idempotencyExpiryPatterns: ['{key_*}:idem:expiry', '{prn_*}:idem:expiry'],
+  invocation: (id: string) => `${tag(id)}:invocation`,
+  invocationsOf: (callerId: string) => `${tag(callerId)}:invocations`,
+  activeInvocations: '{invocations}:active',
+  instanceLease: (instance: string) => `{instance:${instance}}`,
   keyIndex: '{keys}:index',
   principalIndex: '{principals}:index',
   initialKeyLock: '{keys}:initial-lock',

@@ -34,7 +34,16 @@ class SqliteStore {
   }
   settled = () => this.database.settled();
   close = () => this.database.close();
-  consumeQuota: SqliteUsageStore['consumeQuota'] = (...args) => this.usage.consumeQuota(...args);
+  /** One call of cost 1 on `day`, against a daily limit only (the specs' counting). */
+  consumeQuota = async (keyId: string, day: string, limit: number | null) => {
+    const charge = { day, dailyLimit: limit, month: day.slice(0, 7), monthlyLimit: null };
+    const { allowed, used } = await this.usage.consumeQuota(keyId, {
+      ...charge,
+      cost: 1,
+      tool: 'greet',
+    });
+    return { allowed, used };
+  };
   getUsage: SqliteUsageStore['getUsage'] = (...args) => this.usage.getUsage(...args);
   insertKey: SqliteKeyStore['insertKey'] = (...args) => this.keys.insertKey(...args);
   findKeyByHash: SqliteKeyStore['findKeyByHash'] = (...args) => this.keys.findKeyByHash(...args);

@@ -2,74 +2,143 @@ import type { Result } from 'ioredis';
 import { redisCall } from '../redis/redis.connection';
 import type { RedisDatabase } from '../redis/redis.database';
 import { RedisKeys } from '../redis/redis.keys';
-import { QuotaResult, USAGE_KEEP_DAYS, UsageStore } from './usage.store';
+import { DayUsage, QuotaCharge, QuotaResult, USAGE_KEEP_DAYS, UsageStore } from './usage.store';
 
 /**
- * A day's counter lives 91 days from its first call, so the 90 days of the usage history can be
- * read, and Redis forgets it by itself afterwards.
+ * A day's counters live 91 days from their first call, so the 90 days of the usage history can be
+ * read, and Redis forgets them by itself afterwards.
  */
 export const QUOTA_KEEP_SECONDS = (USAGE_KEEP_DAYS + 1) * 86_400;
+/** A month's counter outlives its month by a few days, then Redis forgets it. */
+export const MONTH_KEEP_SECONDS = 35 * 86_400;
 
 /**
- * Lua: `consumeQuota(counter, limit, keep)` counts one call on a day's counter unless `limit`
- * (-1: none) calls are already counted, and keeps the counter `keep` seconds from its first call.
- * Returns {counted 1|0, used}. Shared by `tisConsumeQuota` and the call counter's script.
+ * Lua: `consumeQuota(day, month, tools, dailyLimit, monthlyLimit, cost, tool)` charges one call
+ * `cost` credits on the day's counter and, when `monthlyLimit` is not -1, on the month's, unless
+ * it needs more than remains of either (-1: no limit): the month first, so that its refusal wins
+ * when both would refuse; nothing is charged then. The call is counted for its tool in the day's
+ * tools hash. Returns {counted 1|0, day used, month used (-1: not counted), refused 0|1 day|2 month}.
+ * Shared by `tisConsumeQuota` and the call counter's script; every key in the key's hash tag.
  */
 export const CONSUME_QUOTA_LUA = `
-local function consumeQuota(counter, limit, keep)
-  local used = tonumber(redis.call('GET', counter) or '0')
-  limit = tonumber(limit)
-  if limit >= 0 and used >= limit then return {0, used} end
-  used = redis.call('INCR', counter)
-  if redis.call('TTL', counter) < 0 then redis.call('EXPIRE', counter, keep) end
-  return {1, used}
+local function consumeQuota(day, month, tools, dailyLimit, monthlyLimit, cost, tool)
+  cost = tonumber(cost)
+  dailyLimit = tonumber(dailyLimit)
+  monthlyLimit = tonumber(monthlyLimit)
+  local used = tonumber(redis.call('GET', day) or '0')
+  local monthUsed = -1
+  if monthlyLimit >= 0 then
+    monthUsed = tonumber(redis.call('GET', month) or '0')
+    if monthUsed + cost > monthlyLimit then return {0, used, monthUsed, 2} end
+  end
+  if dailyLimit >= 0 and used + cost > dailyLimit then return {0, used, monthUsed, 1} end
+  used = redis.call('INCRBY', day, cost)
+  if redis.call('TTL', day) < 0 then redis.call('EXPIRE', day, ${QUOTA_KEEP_SECONDS}) end
+  if monthlyLimit >= 0 then
+    monthUsed = redis.call('INCRBY', month, cost)
+    if redis.call('TTL', month) < 0 then redis.call('EXPIRE', month, ${MONTH_KEEP_SECONDS}) end
+  end
+  redis.call('HINCRBY', tools, tool .. ':calls', 1)
+  redis.call('HINCRBY', tools, tool .. ':credits', cost)
+  if redis.call('TTL', tools) < 0 then redis.call('EXPIRE', tools, ${QUOTA_KEEP_SECONDS}) end
+  return {1, used, monthUsed, 0}
 end`;
+
+/** The script's ARGV for one charge: daily limit, monthly limit, cost, tool. */
+export function chargeArguments(charge: QuotaCharge): string[] {
+  return [
+    String(charge.dailyLimit ?? -1),
+    String(charge.monthlyLimit ?? -1),
+    String(charge.cost),
+    charge.tool,
+  ];
+}
+
+/** The script's KEYS for one charge: the day's counter, the month's, the day's tools hash. */
+export function chargeKeys(keyId: string, charge: Pick<QuotaCharge, 'day' | 'month'>): string[] {
+  return [
+    RedisKeys.quota(keyId, charge.day),
+    RedisKeys.monthlyQuota(keyId, charge.month),
+    RedisKeys.toolUsage(keyId, charge.day),
+  ];
+}
+
+/** The script's reply as a QuotaResult. */
+export function quotaResult(reply: number[]): QuotaResult {
+  const [counted, used, monthUsed, refused] = reply;
+  return {
+    allowed: counted === 1,
+    used,
+    monthUsed: monthUsed < 0 ? null : monthUsed,
+    ...(refused === 1 ? { refused: 'daily' } : refused === 2 ? { refused: 'monthly' } : {}),
+  };
+}
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** KEYS: the day's counter. ARGV: limit (-1: none), seconds to keep the counter. */
-    tisConsumeQuota(
-      counter: string,
-      limit: string,
-      keepSeconds: string,
-    ): Result<[number, number], Context>;
+    /** KEYS: chargeKeys. ARGV: chargeArguments. */
+    tisConsumeQuota(...args: string[]): Result<number[], Context>;
   }
 }
 
-/** Usage counters in Redis: one string per key and day, under the key's hash tag. */
+/** Usage counters in Redis: per key and day, month and day's tools, under the key's hash tag. */
 export class RedisUsageStore extends UsageStore {
   constructor(private readonly redis: RedisDatabase) {
     super();
     redis.define({
       tisConsumeQuota: {
-        numberOfKeys: 1,
+        numberOfKeys: 3,
         lua: `${CONSUME_QUOTA_LUA}
-      return consumeQuota(KEYS[1], ARGV[1], ARGV[2])`,
+      return consumeQuota(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`,
       },
     });
   }
 
-  async consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult> {
-    const [counted, used] = await redisCall(
-      this.redis.client.tisConsumeQuota(
-        RedisKeys.quota(keyId, day),
-        String(limit ?? -1),
-        String(QUOTA_KEEP_SECONDS),
-      ),
+  async consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult> {
+    const reply = await redisCall(
+      this.redis.client.tisConsumeQuota(...chargeKeys(keyId, charge), ...chargeArguments(charge)),
     );
-    return { allowed: counted === 1, used };
+    return quotaResult(reply);
+  }
+
+  /** One more write after a failed call, pipelined with nothing: the failed calls only. */
+  async countFailure(keyId: string, day: string, tool: string): Promise<void> {
+    await redisCall(
+      this.redis.client.hincrby(RedisKeys.toolUsage(keyId, day), `${tool}:failed`, 1),
+    );
   }
 
   async getUsage(keyId: string, day: string): Promise<number> {
     return Number((await redisCall(this.redis.client.get(RedisKeys.quota(keyId, day)))) ?? 0);
   }
 
-  /** One MGET: a key's days share its slot. */
-  async getUsageDays(keyId: string, days: string[]): Promise<number[]> {
-    if (!days.length) return [];
-    const counts = await redisCall(
-      this.redis.client.mget(days.map((day) => RedisKeys.quota(keyId, day))),
+  async getMonthUsage(keyId: string, month: string): Promise<number> {
+    return Number(
+      (await redisCall(this.redis.client.get(RedisKeys.monthlyQuota(keyId, month)))) ?? 0,
     );
-    return counts.map((count) => Number(count ?? 0));
   }
+
+  /** One MGET and one HGETALL a day, pipelined: a key's days share its slot. */
+  async getUsageDays(keyId: string, days: string[]): Promise<DayUsage[]> {
+    if (!days.length) return [];
+    const client = this.redis.client;
+    const [counts, tools] = await Promise.all([
+      redisCall(client.mget(days.map((day) => RedisKeys.quota(keyId, day)))),
+      Promise.all(days.map((day) => redisCall(client.hgetall(RedisKeys.toolUsage(keyId, day))))),
+    ]);
+    return days.map((_, i) => ({ used: Number(counts[i] ?? 0), byTool: toolsOf(tools[i]) }));
+  }
+}
+
+/** A day's tools hash (`<tool>:calls`, `<tool>:credits`, `<tool>:failed`) as usage per tool. */
+function toolsOf(fields: Record<string, string>): DayUsage['byTool'] {
+  const tools: DayUsage['byTool'] = {};
+  for (const [field, value] of Object.entries(fields)) {
+    const at = field.lastIndexOf(':');
+    const [tool, what] = [field.slice(0, at), field.slice(at + 1)];
+    if (what !== 'calls' && what !== 'credits' && what !== 'failed') continue;
+    tools[tool] ??= { calls: 0, credits: 0, failed: 0 };
+    tools[tool][what] = Number(value);
+  }
+  return tools;
 }

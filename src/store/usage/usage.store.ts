@@ -6,22 +6,64 @@ export function dayBefore(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 }
 
-export interface QuotaResult {
-  /** Whether this call was counted (false: the limit was already used up). */
-  allowed: boolean;
-  /** Calls counted for the key on that day, this one included when allowed. */
-  used: number;
+/**
+ * One call's charge against its key's counters: `cost` credits on the UTC day (within the daily
+ * limit) and, when a monthly limit applies, on the UTC calendar month (within that); the call counted
+ * once for its tool.
+ */
+export interface QuotaCharge {
+  /** `YYYY-MM-DD`. */
+  day: string;
+  /** null: no daily limit (counted all the same). */
+  dailyLimit: number | null;
+  /** `YYYY-MM`. */
+  month: string;
+  /** null: no monthly limit, and the month is not counted. */
+  monthlyLimit: number | null;
+  cost: number;
+  tool: string;
 }
 
-/** Calls counted per key and UTC day: the daily quota and the usage history. */
+export interface QuotaResult {
+  /** Whether this call was counted (false: it needed more than remained; nothing was counted). */
+  allowed: boolean;
+  /** Credits counted for the key on that day, this call's included when allowed. */
+  used: number;
+  /** Credits counted for the key in that month (null when no monthly limit applies). */
+  monthUsed: number | null;
+  /** Which limit refused it; the monthly one when both would. */
+  refused?: 'daily' | 'monthly';
+}
+
+/** What a key spent on one tool on one day. */
+export interface ToolUsage {
+  calls: number;
+  credits: number;
+  /** Calls that ended in a 5xx (a 504 among them). */
+  failed: number;
+}
+
+/** What a key spent on one day: credits in all, and per tool. */
+export interface DayUsage {
+  used: number;
+  byTool: Record<string, ToolUsage>;
+}
+
+/**
+ * Credits counted per key: per UTC day (the daily quota and the usage history, per tool as well)
+ * and per UTC month where a monthly limit applies.
+ */
 export abstract class UsageStore {
   /**
-   * Counts one call for the key on the given UTC day unless `limit` calls are already counted.
-   * One atomic step: with limit L exactly L calls are allowed however many arrive at once.
-   * A null limit counts without limit.
+   * Counts one call unless it needs more than remains of the day's or the month's limit: one atomic
+   * step, so with L credits left exactly the calls that fit are allowed however many arrive at
+   * once, and nothing is ever partly charged.
    */
-  abstract consumeQuota(keyId: string, day: string, limit: number | null): Promise<QuotaResult>;
+  abstract consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult>;
+  /** A counted call of `tool` ended in a 5xx: its day's `failed` count. */
+  abstract countFailure(keyId: string, day: string, tool: string): Promise<void>;
   abstract getUsage(keyId: string, day: string): Promise<number>;
-  /** Calls counted for the key on each of the given UTC days (0 for a day without calls). */
-  abstract getUsageDays(keyId: string, days: string[]): Promise<number[]>;
+  abstract getMonthUsage(keyId: string, month: string): Promise<number>;
+  /** What the key spent on each of the given UTC days (0, and no tools, for a day without calls). */
+  abstract getUsageDays(keyId: string, days: string[]): Promise<DayUsage[]>;
 }

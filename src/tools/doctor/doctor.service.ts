@@ -5,6 +5,7 @@ import { TimeoutError, withTimeout } from '../../common/timeout';
 import { Settings, SETTINGS } from '../../settings/settings';
 import type { AuditActor } from '../../audit/audit.context';
 import { AuditService } from '../../audit/audit.service';
+import type { ProgressReporter } from '../tool-runner';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck } from './doctor-check';
 
 export interface CheckRecord extends CheckOutcome {
@@ -38,9 +39,19 @@ export class DoctorService implements OnModuleInit {
     return this.checks.map((check) => check.name);
   }
 
-  /** Runs the checks; with `fix`, repairs what is fixable, then runs them all again. */
-  async run(fix: boolean, actor: AuditActor): Promise<DoctorReport> {
-    let outcomes = await this.runAll();
+  /**
+   * Runs the checks; with `fix`, repairs what is fixable, then runs them all again. `progress`
+   * hears of each check as it finishes (`done` of all the runs there will be, its name).
+   */
+  async run(
+    fix: boolean,
+    actor: AuditActor,
+    progress: ProgressReporter = () => undefined,
+  ): Promise<DoctorReport> {
+    let done = 0;
+    const total = () => (fix ? 2 * this.checks.length : this.checks.length);
+    const finished = (check: HealthCheck) => progress(++done, total(), check.name);
+    let outcomes = await this.runAll(finished);
     if (fix) {
       const fixing = this.checks.filter(
         (check, i) => outcomes[i].fixable && outcomes[i].status !== 'pass',
@@ -51,7 +62,7 @@ export class DoctorService implements OnModuleInit {
           problem: outcomes[this.checks.indexOf(check)].message,
         }));
         await Promise.all(fixing.map((check) => this.fixOne(check)));
-        outcomes = await this.runAll();
+        outcomes = await this.runAll(finished);
         const fixed = problems.map((p) => ({
           ...p,
           status: outcomes[this.checks.findIndex((c) => c.name === p.check)].status,
@@ -63,8 +74,14 @@ export class DoctorService implements OnModuleInit {
     return { checks, has_failures: checks.some((c) => c.status === 'fail') };
   }
 
-  private runAll(): Promise<CheckOutcome[]> {
-    return Promise.all(this.checks.map((check) => this.runOne(check)));
+  private runAll(finished: (check: HealthCheck) => void): Promise<CheckOutcome[]> {
+    return Promise.all(
+      this.checks.map(async (check) => {
+        const outcome = await this.runOne(check);
+        finished(check);
+        return outcome;
+      }),
+    );
   }
 
   private async runOne(check: HealthCheck): Promise<CheckOutcome> {

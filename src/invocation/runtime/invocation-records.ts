@@ -1,0 +1,126 @@
+import { HttpException, Logger } from '@nestjs/common';
+import { answerOf } from '../../errors/all-exceptions.filter';
+import type {
+  InvocationChanges,
+  InvocationRecord,
+  InvocationStore,
+} from '../../store/invocations/invocation.store';
+import type { RegisteredTool } from '../../tools/tool.registry';
+import type { ToolActor } from './execution';
+import { CallControl, CallStopped } from './call-control';
+import { deadlinePassed, type ProgressSink } from './execution';
+
+/** What an instance that stopped leaves its calls with. */
+export const INSTANCE_STOPPED = 'The instance running this call stopped.';
+
+/** A call left behind by its instance: failed, the service's doing, not the tool's. */
+export const INSTANCE_STOPPED_CHANGES: InvocationChanges = {
+  status: 'failed',
+  error: { status: 503, detail: INSTANCE_STOPPED },
+  error_kind: 'runtime',
+};
+
+/** A new call's record: queued while it waits for a slot, else running, on this instance. */
+export function newRecord(
+  instance: string,
+  id: string,
+  tool: string,
+  actor: ToolActor,
+  createdAt: string,
+  startedAt: string | null,
+  queued: boolean,
+): InvocationRecord {
+  return {
+    id,
+    caller_id: actor.caller.id,
+    tool,
+    status: queued ? 'queued' : 'running',
+    progress: null,
+    result: null,
+    error: null,
+    error_kind: null,
+    created_at: createdAt,
+    started_at: startedAt,
+    finished_at: null,
+    instance,
+    cancel_requested: false,
+    expires_ms: null,
+  };
+}
+
+/** A call's progress is written at most this often (the last report always is). */
+const PROGRESS_WRITE_MS = 250;
+
+const logger = new Logger('Invocations');
+
+/**
+ * How a long-running call ended, as its record's changes: its answer (as JSON), or its error as
+ * the status and `{detail}` its synchronous answer would have had; a deadline `timed_out`, a cancel
+ * `cancelled`, a shutdown the instance's stop.
+ */
+export async function outcomeOf(
+  tool: RegisteredTool,
+  running: Promise<unknown>,
+): Promise<InvocationChanges> {
+  try {
+    const result = JSON.parse(JSON.stringify((await running) ?? null)) as unknown;
+    return { status: 'succeeded', result };
+  } catch (error) {
+    if (error instanceof CallStopped) {
+      if (error.reason === 'deadline') {
+        return { status: 'timed_out', ...failure(deadlinePassed(tool)) };
+      }
+      if (error.reason === 'shutdown') return INSTANCE_STOPPED_CHANGES;
+      return { status: 'cancelled' };
+    }
+    // The synchronous answer a 504 over MCP was made from: a deadline, too.
+    if (error instanceof HttpException && error.getStatus() === 504) {
+      return { status: 'timed_out', ...failure(error) };
+    }
+    return { status: 'failed', ...failure(error) };
+  }
+}
+
+/** A call stopped while it waited for a slot. */
+export function stoppedBy(control: CallControl): InvocationChanges {
+  return control.stopReason === 'shutdown' ? INSTANCE_STOPPED_CHANGES : { status: 'cancelled' };
+}
+
+function failure(error: unknown): InvocationChanges {
+  if (!(error instanceof HttpException)) {
+    logger.error({ err: error }, 'A long-running call failed');
+  }
+  const answer = answerOf(error);
+  return { error: { status: answer.status, detail: answer.detail }, error_kind: 'tool' };
+}
+
+/**
+ * Progress of a background call, written to its record at most every 250 ms; `last` is the
+ * latest report, for the record of its end (a write still waiting is dropped then).
+ */
+export function progressWriter(
+  store: InvocationStore,
+  id: string,
+): { sink: ProgressSink; last: () => InvocationChanges } {
+  let writtenAt = 0;
+  let pending: InvocationRecord['progress'] = null;
+  let timer: NodeJS.Timeout | undefined;
+  const write = () => {
+    timer = undefined;
+    writtenAt = Date.now();
+    void store.update(id, { progress: pending }, ['running']).catch(() => undefined);
+  };
+  return {
+    sink: (done, total, message) => {
+      pending = { done, total, message };
+      if (timer) return;
+      const wait = PROGRESS_WRITE_MS - (Date.now() - writtenAt);
+      if (wait <= 0) write();
+      else timer = setTimeout(write, wait);
+    },
+    last: () => {
+      clearTimeout(timer);
+      return pending ? { progress: pending } : {};
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import { Controller, Delete, Get, HttpCode, Module, Param, Query, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CurrentCaller } from '../../auth/auth.decorators';
+import type { Caller } from '../../auth/caller';
+import { decodePosition, encodePosition, nextLink } from '../../auth/key-cursor';
+import { hasScope } from '../../auth/scopes';
+import { ApiErrors, KEYED_ERRORS } from '../../docs/api-errors';
+import { ApiError } from '../../errors/api-error';
+import type { ReplyControl } from '../../http/plumbing';
+import {
+  INVOCATION_STATUSES,
+  InvocationRecord,
+  InvocationStatus,
+} from '../../store/invocations/invocation.store';
+import { invalidQueryValue, queryInts } from '../../validation/query';
+import { INVOCATIONS_PATH, invocationView, InvocationView, isFinished } from './invocation.view';
+import { LongCalls } from './long-calls';
+
+const MAX_PAGE = 100;
+const INVOCATION_ID = /^inv_[0-9a-f]{32}$/;
+export const INVOCATION_NOT_FOUND = 'Invocation not found';
+
+/**
+ * Long-running calls over REST (docs/long-running-calls.md): one call's view (its caller's, or an
+ * `admin:read` caller's), its cancel (its caller's, or an `admin:write` caller's), and the list
+ * of the caller's own. Someone else's call is as unknown as one that never was: 404.
+ */
+@ApiTags('invocations')
+@ApiBearerAuth()
+@ApiErrors(...KEYED_ERRORS)
+@Controller(INVOCATIONS_PATH.slice(1))
+export class InvocationsController {
+  constructor(private readonly calls: LongCalls) {}
+
+  /** The caller's own calls, newest first, a page at a time (`Link` to the next). */
+  @Get()
+  @ApiOperation({ operationId: 'listInvocations', summary: "The caller's long-running calls" })
+  @ApiQuery({
+    name: 'status',
+    required: false,
+    schema: { type: 'string', enum: [...INVOCATION_STATUSES] },
+  })
+  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: MAX_PAGE },
+  })
+  @ApiOkResponse({
+    type: [InvocationView],
+    headers: {
+      Link: {
+        description: 'While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL).',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiErrors(400)
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): Promise<InvocationView[]> {
+    const { limit } = queryInts(query, { limit: { min: 1, max: MAX_PAGE, default: MAX_PAGE } });
+    const status = query.status;
+    if (status !== undefined && !INVOCATION_STATUSES.includes(status as InvocationStatus)) {
+      throw invalidQueryValue('status', `expected one of: ${INVOCATION_STATUSES.join(', ')}`);
+    }
+    let after: { created_at: string; id: string } | undefined;
+    if (query.cursor !== undefined) {
+      const position = decodePosition(query.cursor, INVOCATION_ID);
+      if (!position) throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
+      after = { created_at: position[0], id: position[1] };
+    }
+    const page = limit as number;
+    const records = await this.calls.list(caller.id, {
+      status: status as InvocationStatus | undefined,
+      after,
+      limit: page + 1,
+    });
+    if (records.length > page) {
+      const last = records[page - 1];
+      const statusQuery = status === undefined ? '' : `&status=${status as string}`;
+      res.header(
+        'Link',
+        nextLink(INVOCATIONS_PATH, page, encodePosition(last.created_at, last.id)).replace(
+          '>;',
+          `${statusQuery}>;`,
+        ),
+      );
+    }
+    return records.slice(0, page).map(invocationView);
+  }
+
+  /** One call as it stands: queued, running (with its progress), or over (its result or error). */
+  @Get(':id')
+  @ApiOperation({ operationId: 'getInvocation', summary: 'A long-running call' })
+  @ApiOkResponse({ type: InvocationView })
+  @ApiErrors(404)
+  async get(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<InvocationView> {
+    return invocationView(await this.found(caller, id, 'admin:read'));
+  }
+
+  /**
+   * Cancels a call: its signal aborts (on whichever instance runs it); the view turns
+   * `cancelled` once the tool has stopped. A call already over is 409.
+   */
+  @Delete(':id')
+  @HttpCode(202)
+  @ApiOperation({ operationId: 'cancelInvocation', summary: 'Cancel a long-running call' })
+  @ApiAcceptedResponse({ type: InvocationView, description: 'The cancel is under way.' })
+  @ApiErrors(404, 409)
+  async cancel(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<InvocationView> {
+    const record = await this.found(caller, id, 'admin:write');
+    if (isFinished(record.status)) throw new ApiError(409, 'Invocation already finished');
+    await this.calls.cancel(record.id);
+    return invocationView((await this.calls.find(record.id)) ?? record);
+  }
+
+  private async found(
+    caller: Caller,
+    id: string,
+    operatorScope: string,
+  ): Promise<InvocationRecord> {
+    const record = INVOCATION_ID.test(id) ? await this.calls.find(id) : undefined;
+    if (!record || (record.caller_id !== caller.id && !hasScope(caller.scopes, operatorScope))) {
+      throw new ApiError(404, INVOCATION_NOT_FOUND);
+    }
+    return record;
+  }
+}
+
+/** The REST routes of long-running calls: the server's only (the stdio server has no HTTP). */
+@Module({ controllers: [InvocationsController] })
+export class InvocationsHttpModule {}

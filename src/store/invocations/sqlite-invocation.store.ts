@@ -1,0 +1,235 @@
+import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../sqlite/sqlite.database';
+import {
+  ACTIVE_STATUSES,
+  InvocationChanges,
+  InvocationPosition,
+  InvocationRecord,
+  InvocationStatus,
+  InvocationStore,
+} from './invocation.store';
+
+const MIGRATIONS = [
+  // A rowid table: a finished call's result may be up to 1 MB, which WITHOUT ROWID stores badly.
+  `CREATE TABLE invocations (
+     id TEXT NOT NULL UNIQUE,
+     caller_id TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     status TEXT NOT NULL,
+     progress TEXT,
+     result TEXT,
+     error TEXT,
+     error_kind TEXT,
+     created_at TEXT NOT NULL,
+     started_at TEXT,
+     finished_at TEXT,
+     instance TEXT NOT NULL,
+     cancel_requested INTEGER NOT NULL DEFAULT 0,
+     expires_ms INTEGER
+   );
+   CREATE INDEX invocations_by_caller ON invocations (caller_id, created_at, id);
+   CREATE INDEX invocations_active ON invocations (instance) WHERE status IN ('queued', 'running');
+   CREATE INDEX invocations_expiry ON invocations (expires_ms) WHERE expires_ms IS NOT NULL;
+   CREATE TABLE invocation_instances (
+     id TEXT PRIMARY KEY,
+     alive_until INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
+];
+
+/** JSON columns, and the flag, as the row holds them. */
+const JSON_FIELDS = ['progress', 'result', 'error'] as const;
+
+interface InvocationRow {
+  id: string;
+  caller_id: string;
+  tool: string;
+  status: InvocationStatus;
+  progress: string | null;
+  result: string | null;
+  error: string | null;
+  error_kind: 'tool' | 'runtime' | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  instance: string;
+  cancel_requested: number;
+  expires_ms: number | null;
+}
+
+function toRecord(row: InvocationRow): InvocationRecord {
+  return {
+    ...row,
+    progress:
+      row.progress === null ? null : (JSON.parse(row.progress) as InvocationRecord['progress']),
+    result: row.result === null ? null : (JSON.parse(row.result) as unknown),
+    error: row.error === null ? null : (JSON.parse(row.error) as InvocationRecord['error']),
+    cancel_requested: row.cancel_requested !== 0,
+  };
+}
+
+/** A record's fields as the row's columns take them. */
+function toColumns(fields: Partial<InvocationRecord>): Record<string, unknown> {
+  const columns: Record<string, unknown> = { ...fields };
+  for (const name of JSON_FIELDS) {
+    if (name in fields) {
+      const value = fields[name];
+      columns[name] = value === null || value === undefined ? null : JSON.stringify(value);
+    }
+  }
+  if ('cancel_requested' in fields) columns.cancel_requested = fields.cancel_requested ? 1 : 0;
+  return columns;
+}
+
+const CHANGEABLE = new Set([
+  'status',
+  'progress',
+  'result',
+  'error',
+  'error_kind',
+  'started_at',
+  'finished_at',
+  'expires_ms',
+]);
+const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/** Long-running calls in the embedded store: `invocations`, and the instances' leases. */
+export class SqliteInvocationStore extends InvocationStore {
+  private readonly stmt: Record<string, Database.Statement>;
+
+  constructor(private readonly sqlite: SqliteDatabase) {
+    super();
+    sqlite.ensureSchema('invocations', MIGRATIONS);
+    const { db } = sqlite;
+    this.stmt = {
+      insert: db.prepare(
+        `INSERT INTO invocations (id, caller_id, tool, status, progress, result, error, error_kind,
+           created_at, started_at, finished_at, instance, cancel_requested, expires_ms)
+         VALUES (@id, @caller_id, @tool, @status, @progress, @result, @error, @error_kind,
+           @created_at, @started_at, @finished_at, @instance, @cancel_requested, @expires_ms)`,
+      ),
+      byId: db.prepare('SELECT * FROM invocations WHERE id = ?'),
+      cancel: db.prepare(
+        `UPDATE invocations SET cancel_requested = 1 WHERE id = ? AND status IN (${ACTIVE})`,
+      ),
+      renew: db.prepare(
+        `INSERT INTO invocation_instances (id, alive_until) VALUES (?, ?)
+         ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until`,
+      ),
+      alive: db.prepare('SELECT alive_until FROM invocation_instances WHERE id = ?').pluck(),
+      orphans: db.prepare(
+        `SELECT i.* FROM invocations i LEFT JOIN invocation_instances n ON n.id = i.instance
+         WHERE i.status IN (${ACTIVE}) AND (n.alive_until IS NULL OR n.alive_until <= ?)
+         LIMIT ?`,
+      ),
+      purge: db.prepare('DELETE FROM invocations WHERE expires_ms <= ?'),
+      forgetInstances: db.prepare(
+        `DELETE FROM invocation_instances WHERE alive_until <= ? AND id NOT IN
+           (SELECT instance FROM invocations WHERE status IN (${ACTIVE}))`,
+      ),
+    };
+  }
+
+  create(record: InvocationRecord): Promise<void> {
+    return this.sqlite.run(() => {
+      this.stmt.insert.run(toColumns(record));
+    });
+  }
+
+  get(id: string): Promise<InvocationRecord | undefined> {
+    return this.sqlite.run(() => {
+      const row = this.stmt.byId.get(id) as InvocationRow | undefined;
+      return row && toRecord(row);
+    });
+  }
+
+  list(
+    callerId: string,
+    page: { status?: InvocationStatus; after?: InvocationPosition; limit: number },
+  ): Promise<InvocationRecord[]> {
+    const where = ['caller_id = @caller'];
+    const params: Record<string, unknown> = { caller: callerId, limit: page.limit };
+    if (page.status) {
+      where.push('status = @status');
+      params.status = page.status;
+    }
+    if (page.after) {
+      where.push('(created_at, id) < (@created_at, @id)');
+      Object.assign(params, page.after);
+    }
+    const sql = `SELECT * FROM invocations WHERE ${where.join(' AND ')}
+                 ORDER BY created_at DESC, id DESC LIMIT @limit`;
+    return this.sqlite.run(() =>
+      (this.sqlite.db.prepare(sql).all(params) as InvocationRow[]).map(toRecord),
+    );
+  }
+
+  update(
+    id: string,
+    changes: InvocationChanges,
+    from: readonly InvocationStatus[],
+  ): Promise<InvocationRecord | undefined> {
+    const columns = toColumns(changes);
+    const names = Object.keys(columns).filter((name) => CHANGEABLE.has(name));
+    const set = names.map((name) => `${name} = @${name}`).join(', ');
+    const statuses = from.map((_, i) => `@from${i}`).join(', ');
+    const params: Record<string, unknown> = { id };
+    for (const name of names) params[name] = columns[name];
+    from.forEach((status, i) => (params[`from${i}`] = status));
+    return this.sqlite.run(() => {
+      const row = this.sqlite.db
+        .prepare(
+          `UPDATE invocations SET ${set} WHERE id = @id AND status IN (${statuses}) RETURNING *`,
+        )
+        .get(params) as InvocationRow | undefined;
+      return row && toRecord(row);
+    });
+  }
+
+  requestCancel(id: string): Promise<void> {
+    return this.sqlite.run(() => {
+      this.stmt.cancel.run(id);
+    });
+  }
+
+  cancelsAmong(ids: readonly string[]): Promise<string[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return this.sqlite.run(
+      () =>
+        this.sqlite.db
+          .prepare(
+            `SELECT id FROM invocations WHERE cancel_requested = 1 AND id IN (${ids.map(() => '?').join(', ')})`,
+          )
+          .pluck()
+          .all(...ids) as string[],
+    );
+  }
+
+  /** One process holds the embedded store: a cancel asked here is seen by the caller directly. */
+  onCancel(): void {}
+
+  renew(instance: string, untilMs: number): Promise<void> {
+    return this.sqlite.run(() => {
+      this.stmt.renew.run(instance, untilMs);
+    });
+  }
+
+  alive(instance: string, nowMs: number): Promise<boolean> {
+    return this.sqlite.run(() => {
+      const until = this.stmt.alive.get(instance) as number | undefined;
+      return until !== undefined && until > nowMs;
+    });
+  }
+
+  orphans(nowMs: number, limit: number): Promise<InvocationRecord[]> {
+    return this.sqlite.run(() =>
+      (this.stmt.orphans.all(nowMs, limit) as InvocationRow[]).map(toRecord),
+    );
+  }
+
+  purge(nowMs: number): Promise<number> {
+    return this.sqlite.run(() => {
+      this.stmt.forgetInstances.run(nowMs - 86_400_000);
+      return this.stmt.purge.run(nowMs).changes;
+    });
+  }
+}
