@@ -22,10 +22,12 @@ module.exports = {
   projects: [
     // The whole suite on Fastify (HTTP_ADAPTER=fastify), on SQLite, fuzz suite included.
     { ...e2e, displayName: 'e2e-fastify', setupFiles: [fastify] },
-    // And on one Redis.
+    // And on one Redis, with the suites that spawn the compiled CLI and server (`npm test` runs
+    // them on SQLite only).
     {
       ...e2eRedis,
       displayName: 'e2e-fastify-redis',
+      testPathIgnorePatterns: [...e2e.testPathIgnorePatterns, 'fuzz\\.e2e-spec\\.ts$'],
       setupFiles: [...e2eRedis.setupFiles, fastify],
     },
     {

@@ -38,7 +38,7 @@ export class AppModule {}
 @Module({})
 export class McpStdioModule {}
 
-/** The operator CLI: settings, store, keys and doctor, no HTTP. */
+/** The operator CLI: settings, store, keys, the tools (their scopes) and doctor, no HTTP. */
 @Module({})
 export class CliModule {}
 
@@ -100,7 +100,16 @@ export function rootModule(
     case 'cli':
       return {
         module: CliModule,
-        imports: [...FOUNDATION, StderrLogCoreModule, KeysModule, DoctorModule, ...imports],
+        // The tools too: a key's per-tool scopes (services:execute:<tool>) name registered tools.
+        imports: [
+          ...FOUNDATION,
+          StderrLogCoreModule,
+          KeysModule,
+          ToolsModule,
+          DoctorModule,
+          ...tools,
+          ...imports,
+        ],
       };
   }
 }

@@ -12,6 +12,8 @@ import { line, out } from './cli/cli.output';
 import { addKeyCommands } from './cli/keys.commands';
 import { printable } from './common/text';
 import { prepareEnvironment } from './settings/environment';
+import { TOOL_MODULES } from './tools';
+import { declaredToolNames } from './tools/tool.decorator';
 import { DoctorService } from './tools/doctor/doctor.service';
 
 async function withContext<T>(work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
@@ -37,7 +39,8 @@ Environment (also read from .env in the working directory; the environment wins)
   REDIS_SENTINEL_PASSWORD   or a master through Sentinels, or a Redis Cluster, as the server's
   REDIS_KEY_PREFIX      namespace of the Redis keys (default tis:)
   CONFIG_FILE           the server's YAML configuration (plans under limits:)
-  PLAN_<NAME>_DAILY_LIMIT, PLAN_<NAME>_RATE_LIMIT, DEFAULT_PLAN   plans, as the server has them
+  PLAN_<NAME>_DAILY_LIMIT, PLAN_<NAME>_MONTHLY_LIMIT, PLAN_<NAME>_RATE_LIMIT, DEFAULT_PLAN
+                        plans, as the server has them
   MCP_API_KEY           the key of 'mcp' when --key is not given
 Exit codes: 0 done, 1 failed (store unreachable, doctor found failures), 2 bad usage.`;
 
@@ -47,7 +50,7 @@ export function buildCli(): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .addHelpText('after', ENVIRONMENT_HELP);
   program.exitOverride();
-  addKeyCommands(program, withContext);
+  addKeyCommands(program, withContext, declaredToolNames(TOOL_MODULES));
 
   program
     .command('audit')

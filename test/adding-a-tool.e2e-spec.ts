@@ -80,6 +80,8 @@ describe('adding a tool: word_count from one file (e2e)', () => {
       description: 'Count the words of a text.',
       method: 'POST',
       path: '/api/v1/services/word_count',
+      scope: 'services:execute:word_count',
+      cost: 1,
       input_schema: {
         type: 'object',
         additionalProperties: false,

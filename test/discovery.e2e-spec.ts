@@ -173,7 +173,16 @@ describe('discovery: GET /api/v1/services (e2e)', () => {
     const res = await list(readOnly);
     for (const tool of res.body.tools) {
       expect(Object.keys(tool).sort()).toEqual(
-        ['description', 'input_schema', 'method', 'name', 'output_schema', 'path'].sort(),
+        [
+          'cost',
+          'description',
+          'input_schema',
+          'method',
+          'name',
+          'output_schema',
+          'path',
+          'scope',
+        ].sort(),
       );
       expect(tool.method).toBe('POST');
       expect(tool.path).toBe(`/api/v1/services/${tool.name}`);

@@ -17,7 +17,9 @@
  * huge, nested, not an object, with own `__proto__` keys, idempotency keys valid (never sent
  * twice) and not; and headers: Accept, MCP-Protocol-Version, Content-Type, Origin, and callers with
  * the main key, a small key (30 messages a window, 5 calls a day: 429s and 402s), a read-only key, a
- * bad key, none, two Authorization headers.
+ * key that may call greet only, a bad key, none, two Authorization headers. And the 2026-07-28
+ * revision: the envelope in `_meta` (right, wrong, junk), MCP-Protocol-Version, Mcp-Method and
+ * Mcp-Name agreeing with the body or not, server/discover and the tasks methods.
  *
  * Bounded like the REST fuzz: a fixed seed (FUZZ_SEED), 500 runs a property and a time limit,
  * FUZZ_REPORT=all to list every distinct failure. Runs where the REST fuzz runs, on SQLite only
@@ -37,6 +39,7 @@ import {
   mcpHeaders,
   McpFuzzRequest,
   message,
+  modernPost,
   Persona,
   persona,
 } from './support/fuzz/mcp';
@@ -104,6 +107,7 @@ describe('fuzzing POST /mcp (e2e)', () => {
         jsonrpc: '2.0',
         id: 1,
         result: {
+          _meta: { 'io.tis/quota': expect.objectContaining({ cost: 1, used: expect.any(Number) }) },
           content: [{ type: 'text', text: '{"message":"Hello, Alice!","times":1}' }],
           structuredContent: { message: 'Hello, Alice!', times: 1 },
         },
@@ -131,6 +135,15 @@ describe('fuzzing POST /mcp (e2e)', () => {
     const requests = fc
       .tuple(persona, batch)
       .map(([who, b]) => post(who, CLIENT_HEADERS, JSON.stringify(b)));
+    await fuzzer.check(requests, 500, checks);
+    await fuzzer.expectUnharmed();
+    await expectValidCall();
+  });
+
+  it('survives any 2026-07-28 message (envelope, Mcp-* headers, server/discover, tasks), counting exactly what ran', async () => {
+    const requests = fc
+      .tuple(persona, modernPost)
+      .map(([who, { headers, body }]) => post(who, headers, body));
     await fuzzer.check(requests, 500, checks);
     await fuzzer.expectUnharmed();
     await expectValidCall();

@@ -146,6 +146,82 @@ describe('MCP 2026-07-28 by raw HTTP (e2e)', () => {
     expect(res.text).toBe('');
   });
 
+  describe('the rate limit and the _meta cap, as in 2025 (issue 27)', () => {
+    const as = (key: string, body: object, method: string, name?: string) =>
+      t
+        .http()
+        .post('/mcp')
+        .set(bearer(key))
+        .set('Content-Type', 'application/json')
+        .set('Accept', 'application/json, text/event-stream')
+        .set(headers(method, name))
+        .send(body);
+    const cancelled = { jsonrpc: '2.0', method: 'notifications/cancelled' };
+
+    it('counts every message, server/discover and notifications too', async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 3 });
+      const discover = await as(key, request('server/discover'), 'server/discover');
+      expect([discover.status, discover.headers['x-ratelimit-remaining']]).toEqual([200, '2']);
+      const note = await as(
+        key,
+        { ...cancelled, params: { requestId: 1, _meta: ENVELOPE } },
+        'notifications/cancelled',
+      );
+      expect([note.status, note.headers['x-ratelimit-remaining']]).toEqual([202, '1']);
+      const list = await as(key, request('tools/list', {}, 2), 'tools/list');
+      expect([list.status, list.headers['x-ratelimit-remaining']]).toEqual([200, '0']);
+      const over = await as(key, request('tools/list', {}, 3), 'tools/list');
+      expect(over.status).toBe(429);
+    });
+
+    it("refuses a 5/s key's batch of 10 notifications with 429, running none", async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 5 });
+      const notes = Array.from({ length: 10 }, (_, i) => ({
+        ...cancelled,
+        params: { requestId: i, _meta: ENVELOPE },
+      }));
+      const res = await as(key, notes, 'notifications/cancelled');
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({
+        detail: expect.stringMatching(/^Rate limit exceeded: 5 requests per second\./),
+      });
+      // Nothing was counted: the whole budget is still there.
+      const list = await as(key, request('tools/list'), 'tools/list');
+      expect(list.headers['x-ratelimit-remaining']).toBe('4');
+    });
+
+    it('refuses a _meta of more than 64 entries, the envelope among them: 400, -32602, counted, nothing runs', async () => {
+      const key = await t.createKey({ scope_template: 'standard', rate_limit: 5, daily_limit: 10 });
+      // The envelope's three entries and 62 of the client's own: 65.
+      const wide = (n: number) => ({
+        ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])),
+        ...ENVELOPE,
+      });
+      const call = (meta: object) => ({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'greet', arguments: { name: 'A' }, _meta: meta },
+      });
+      const refused = await as(key, call(wide(62)), 'tools/call', 'greet');
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+      const note = await as(
+        key,
+        { ...cancelled, params: { requestId: 1, _meta: wide(62) } },
+        'notifications/cancelled',
+      );
+      expect(note.status).toBe(400);
+      expect(note.body).toMatchObject({ id: null, error: { code: -32602 } });
+      const fine = await as(key, call(wide(61)), 'tools/call', 'greet');
+      expect(fine.status).toBe(200);
+      expect(fine.body.result.structuredContent).toEqual({ message: 'Hello, A!', times: 1 });
+      expect(fine.headers['x-ratelimit-remaining']).toBe('2');
+      const usage = await t.http().get('/api/v1/usage').set(bearer(key));
+      expect(usage.body).toMatchObject({ used: 1 });
+    });
+  });
+
   it.each(['get', 'delete'] as const)('answers %s /mcp 405 with Allow: POST', async (method) => {
     const res = await t.http()[method]('/mcp').set(bearer(standard));
     expect(res.status).toBe(405);

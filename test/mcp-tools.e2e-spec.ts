@@ -34,6 +34,7 @@ describe('MCP tools/list and tools/call (e2e)', () => {
           inputSchema: entry.inputSchema,
           outputSchema: entry.outputSchema,
           annotations: expect.objectContaining({ title: listed?.title }),
+          _meta: { 'io.tis/cost': entry.runtime.cost },
         });
       }
     });

@@ -7,7 +7,9 @@ import { runCli, CLI_TIMEOUT_MS } from './support/cli';
 const ROOT = join(__dirname, '..');
 const ALL_SCOPES = [...KNOWN_SCOPES, ...WILDCARD_SCOPES];
 const VALID =
-  'valid scopes: services:read, services:execute, admin:read, admin:write, services:*, admin:*, *; ' +
+  'valid scopes: services:read, services:execute, admin:read, admin:write, ' +
+  'services:execute:config_get, services:execute:config_set, services:execute:config_show, ' +
+  'services:execute:doctor, services:execute:greet, services:*, admin:*, *; ' +
   'templates: read_only (services:read), standard (services:read, services:execute), admin (*)';
 
 interface Parameter {
@@ -86,7 +88,10 @@ describe("a newcomer's path (e2e)", () => {
     expect(create.stdout).toContain(
       '--template <name>      scope template: read_only, standard, admin',
     );
-    expect(create.stdout).toMatch(/^ {2}services:execute {2}every tool call/m);
+    expect(create.stdout).toMatch(/^ {2}services:execute +every tool call/m);
+    expect(create.stdout).toMatch(
+      /^ {2}services:execute:<tool> +one tool's calls only, of config_get, config_set, config_show, doctor, greet$/m,
+    );
     expect(create.stdout).toMatch(
       /^ {2}standard +services:read,services:execute \(the default\)$/m,
     );

@@ -88,7 +88,15 @@ describe('OAuth: the service as a protected resource (e2e)', () => {
     expect(root.body).toEqual({
       resource: base,
       authorization_servers: [as.issuer, crafted.issuer],
-      scopes_supported: ['services:read', 'services:execute', 'admin:read', 'admin:write'],
+      scopes_supported: [
+        'services:read',
+        'services:execute',
+        'admin:read',
+        'admin:write',
+        ...['config_get', 'config_set', 'config_show', 'doctor', 'greet'].map(
+          (tool) => `services:execute:${tool}`,
+        ),
+      ],
       bearer_methods_supported: ['header'],
     });
     expect(root.headers['access-control-allow-origin']).toBe('*');
@@ -96,7 +104,12 @@ describe('OAuth: the service as a protected resource (e2e)', () => {
     expect(mcp.body).toEqual({
       resource: `${base}/mcp`,
       authorization_servers: [as.issuer, crafted.issuer],
-      scopes_supported: ['services:execute'],
+      scopes_supported: [
+        'services:execute',
+        ...['config_get', 'config_set', 'config_show', 'doctor', 'greet'].map(
+          (tool) => `services:execute:${tool}`,
+        ),
+      ],
       bearer_methods_supported: ['header'],
     });
   });
@@ -147,8 +160,30 @@ describe('OAuth: the service as a protected resource (e2e)', () => {
       { detail: 'Insufficient permissions for this operation.' },
     ]);
     expect(res.headers['www-authenticate']).toBe(
-      `Bearer error="insufficient_scope", resource_metadata="${base}${METADATA}", scope="services:execute"`,
+      `Bearer error="insufficient_scope", resource_metadata="${base}${METADATA}", scope="services:execute:greet"`,
     );
+  });
+
+  it('lets a token scoped to one tool call that tool only, over REST and MCP', async () => {
+    const credential = await token('services:execute:greet');
+    const ok = await greet(credential);
+    expect([ok.status, ok.body]).toEqual([200, { message: 'Hello, Ada!', times: 1 }]);
+    const other = await t
+      .http()
+      .post('/api/v1/services/config_get')
+      .set(bearer(credential))
+      .send({ key: 'greeting' });
+    expect([other.status, other.body]).toEqual([
+      403,
+      { detail: 'Insufficient permissions for this operation.' },
+    ]);
+    expect(other.headers['www-authenticate']).toBe(
+      `Bearer error="insufficient_scope", resource_metadata="${base}${METADATA}", scope="services:execute:config_get"`,
+    );
+    const list = await mcpList(await token('services:execute:greet', `${base}/mcp`));
+    expect(list.status).toBe(200);
+    expect(list.body.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['greet']);
+    expect((await me(credential)).body.scopes).toEqual(['services:execute:greet']);
   });
 
   it('refuses every token that is not good here: 401 Invalid access token', async () => {
@@ -411,18 +446,21 @@ describe('OAuth: keys rotated, keys unreachable (e2e)', () => {
   let base: string;
   let dead: string;
 
+  const env = () => ({
+    PUBLIC_URL: base,
+    OAUTH_ISSUERS: `${as.issuer},${dead}`,
+    // Every unknown kid fetches the keys again: a rotation right after start-up is seen.
+    OAUTH_JWKS_REFETCH_MS: '0',
+  });
+
   beforeAll(async () => {
     as = await startAuthorizationServer();
     base = `http://127.0.0.1:${await freePort()}`;
     dead = `http://127.0.0.1:${await freePort()}`;
-    t = await startApp({
-      env: {
-        PUBLIC_URL: base,
-        OAUTH_ISSUERS: `${as.issuer},${dead}`,
-        // Every unknown kid fetches the keys again: a rotation right after start-up is seen.
-        OAUTH_JWKS_REFETCH_MS: '0',
-      },
-    });
+    t = await startApp({ env: env() });
+    // doctor waits for the discovery started with the service: it is over (and logged in t's
+    // logs, not those of an app a test starts) before any test runs.
+    await t.http().post('/api/v1/services/doctor').set(bearer(t.adminKey)).send({}).expect(200);
   }, 60_000);
 
   afterAll(async () => {
@@ -448,12 +486,19 @@ describe('OAuth: keys rotated, keys unreachable (e2e)', () => {
   });
 
   it("answers 503, never a guess, while an issuer's keys cannot be fetched", async () => {
+    // An app of its own: it remembers the failure for a few seconds (and answers 503 meanwhile),
+    // which the other tests here, in any order, must not meet.
+    const own = await startApp({ env: env() });
     await as.control('jwks', { status: 503 });
     try {
       await as.control('rotate', { kty: 'RSA' });
       const unseen = await token();
       for (let i = 0; i < 2; i++) {
-        const res = await greet(unseen);
+        const res = await own
+          .http()
+          .post('/api/v1/services/greet')
+          .set(bearer(unseen))
+          .send({ name: 'Ada' });
         expect(res.status).toBe(503);
         expect(res.body.detail).toMatch(
           /^Service temporarily unavailable: the authorization server's keys cannot be fetched\. Retry after \d+ seconds?\.$/,
@@ -462,6 +507,7 @@ describe('OAuth: keys rotated, keys unreachable (e2e)', () => {
       }
     } finally {
       await as.control('jwks', { status: 200 });
+      await own.close();
     }
   });
 

@@ -58,6 +58,22 @@ describe('Redis Cluster: key layout and two instances (e2e)', () => {
     expect(await raw.zcard(`${prefix}{audit}:log`)).toBeGreaterThanOrEqual(1);
   });
 
+  it("keeps a key's monthly credits and per-tool counts in the key's slot", async () => {
+    const prefix = a.env.REDIS_KEY_PREFIX;
+    const { key, id } = await a.createKeyWithId({ monthly_limit: 50, rate_limit: 100 });
+    expect((await greet(a, key)).status).toBe(200);
+    expect((await greet(b, key)).headers['x-quota-monthly-used']).toBe('2');
+    const day = utcDay(new Date());
+    const record = `${prefix}{${id}}:record`;
+    const month = `${prefix}{${id}}:month:${day.slice(0, 7)}`;
+    const tools = `${prefix}{${id}}:tools:${day}`;
+    expect(await raw.get(month)).toBe('2');
+    expect(await raw.hgetall(tools)).toEqual({ 'greet:calls': '2', 'greet:credits': '2' });
+    const slot = await slotOf(record);
+    expect(await slotOf(month)).toBe(slot);
+    expect(await slotOf(tools)).toBe(slot);
+  });
+
   it('revokes on one instance a key refused on the other at once, with keys on all three masters', async () => {
     const master = await masterOfSlot();
     const byMaster = new Map<string, { key: string; id: string }[]>();

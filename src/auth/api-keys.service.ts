@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditActor, SYSTEM_ACTOR } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
 import { Clock } from '../limits/clock';
@@ -15,7 +15,13 @@ import {
 import { keyStatus, previousKeyExpiry } from './api-key.view';
 import { checkKeyName, KeyRequestError, KeyUpdate, NewKeyRequest } from './key-request';
 import type { AuthenticatedKey } from './caller';
-import { DEFAULT_SCOPE_TEMPLATE, isValidScope, SCOPE_TEMPLATES, validScopesText } from './scopes';
+import {
+  DEFAULT_SCOPE_TEMPLATE,
+  isValidScope,
+  SCOPE_TEMPLATES,
+  ToolCatalog,
+  validScopesText,
+} from './scopes';
 
 /** Whether the record lets this secret's hash in now: an active key, its secret or one in its grace. */
 function opens(record: ApiKeyRecord, hash: string, now: Date): boolean {
@@ -50,6 +56,8 @@ export class ApiKeysService {
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly clock: Clock,
     private readonly audit: AuditService,
+    // The tools whose per-tool scopes may be granted; every process that manages keys has them.
+    @Optional() private readonly catalog?: ToolCatalog,
   ) {}
 
   /** Now, as the injected clock says (tests move it to end a rotation's grace). */
@@ -66,9 +74,10 @@ export class ApiKeysService {
       throw new KeyRequestError('Give either scopes or scope_template, not both', ['scopes']);
     }
     // Each entry and the CLI's one line say what is valid: a newcomer's first guess is a tool's name.
-    const valid = validScopesText();
+    const tools = this.catalog?.names() ?? [];
+    const valid = validScopesText(tools);
     const unknown = (request.scopes ?? []).flatMap((scope, i) =>
-      isValidScope(scope) ? [] : [{ loc: ['scopes', i], scope }],
+      isValidScope(scope, tools) ? [] : [{ loc: ['scopes', i], scope }],
     );
     if (unknown.length) {
       throw new KeyRequestError(

@@ -1,14 +1,14 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { ResourceName } from './protected-resource';
-import { Scope } from './scopes';
+import { WantedScope } from './scopes';
 import type { ApiRequest, Caller } from './caller';
 
 /** Routes open to everyone: no key needed, no rate limit or quota. Everything else needs a key. */
 export const Public = Reflector.createDecorator<boolean>({ transform: () => true });
 
 /** The scopes a route asks for; a key holding any one of them passes. No decorator: any valid key. */
-export const Scopes = Reflector.createDecorator<Scope[]>();
+export const Scopes = Reflector.createDecorator<WantedScope[]>();
 
 /**
  * Routes whose 401 and 403 carry RFC 6750 error codes in `WWW-Authenticate` (`error="invalid_token"`,

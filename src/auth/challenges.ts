@@ -8,7 +8,7 @@ import {
   NotAuthenticatedDetail,
 } from './auth.errors';
 import { resourceMetadataUrl, type ResourceName } from './protected-resource';
-import type { Scope } from './scopes';
+import { ANY_TOOL_SCOPE, type WantedScope } from './scopes';
 
 /** Where a refusal is made: what its challenge depends on. */
 export interface ChallengeSite {
@@ -19,7 +19,7 @@ export interface ChallengeSite {
   /** A tool call (its scope is `services:execute`). */
   tool?: string;
   /** The scopes the route asks for, any one of which suffices. */
-  scopes?: readonly Scope[];
+  scopes?: readonly WantedScope[];
 }
 
 /**
@@ -49,7 +49,10 @@ export class Challenges {
 
   insufficientScope(site: ChallengeSite): ApiError {
     const oauth = this.settings.oauth;
-    const scope = site.scopes?.join(' ');
+    // A route open to any tool's scope asks a client for `services:execute`, the scope it names.
+    const scope = site.scopes
+      ?.map((wanted) => (wanted === ANY_TOOL_SCOPE ? 'services:execute' : wanted))
+      .join(' ');
     if (!oauth) {
       return insufficientPermissions(
         site.bearerErrorCodes ? { error: 'insufficient_scope', scope } : undefined,

@@ -18,6 +18,30 @@ export const DEFAULT_SCOPE_TEMPLATE = 'standard';
 
 const RESOURCES = new Set(KNOWN_SCOPES.map((s) => s.split(':')[0]));
 
+/** A scope that allows calling one tool only: `services:execute:<tool>` (a registered tool's name). */
+export const TOOL_SCOPE_PREFIX = 'services:execute:';
+
+export function toolScope(tool: string): `services:execute:${string}` {
+  return `${TOOL_SCOPE_PREFIX}${tool}`;
+}
+
+/**
+ * What a route asks of a caller that may call some tool (`/mcp`, discovery): `services:execute`, or
+ * any `services:execute:<tool>`. A route's requirement only: no key holds it.
+ */
+export const ANY_TOOL_SCOPE = 'services:execute:*';
+
+/** A scope a route or a call may ask for. */
+export type WantedScope = Scope | `services:execute:${string}`;
+
+/**
+ * The tools whose per-tool scopes can be granted (`services:execute:<tool>`): the registry's, where
+ * the process has tools (its ToolsModule provides it).
+ */
+export abstract class ToolCatalog {
+  abstract names(): readonly string[];
+}
+
 /** What each scope allows, in words, for a newcomer: `keys create --help` lists them. */
 export const SCOPE_MEANINGS: Record<Scope, string> = {
   'services:read': 'discovery (GET /api/v1/services)',
@@ -30,25 +54,39 @@ export const SCOPE_MEANINGS: Record<Scope, string> = {
 export const WILDCARD_SCOPES = [...[...RESOURCES].map((resource) => `${resource}:*`), '*'];
 
 /** The valid scopes and templates in one sentence, for the error of an unknown scope. */
-export function validScopesText(): string {
+export function validScopesText(tools: readonly string[] = []): string {
   const templates = Object.entries(SCOPE_TEMPLATES).map(
     ([name, scopes]) => `${name} (${scopes.join(', ')})`,
   );
-  return `valid scopes: ${[...KNOWN_SCOPES, ...WILDCARD_SCOPES].join(', ')}; templates: ${templates.join(', ')}`;
+  const scopes = [...KNOWN_SCOPES, ...[...tools].sort().map(toolScope), ...WILDCARD_SCOPES];
+  return `valid scopes: ${scopes.join(', ')}; templates: ${templates.join(', ')}`;
 }
 
-export function isValidScope(scope: string): boolean {
+/** A scope a key can hold: a known one, a wildcard, or `services:execute:<tool>` of a tool of `tools`. */
+export function isValidScope(scope: string, tools: readonly string[] = []): boolean {
   if (scope === '*' || (KNOWN_SCOPES as readonly string[]).includes(scope)) return true;
+  if (scope.startsWith(TOOL_SCOPE_PREFIX)) {
+    return tools.includes(scope.slice(TOOL_SCOPE_PREFIX.length));
+  }
   const [resource, action] = scope.split(':');
   return action === '*' && RESOURCES.has(resource) && scope.split(':').length === 2;
 }
 
-/** Whether one held scope covers a wanted scope (itself possibly a wildcard). */
+/**
+ * Whether one held scope covers a wanted scope (itself possibly a wildcard): `*` and
+ * `<resource>:*` cover their resource's, `services:execute` covers every `services:execute:<tool>`,
+ * and ANY_TOOL_SCOPE is covered by anything that allows some tool call.
+ */
 export function scopeCovers(held: string, wanted: string): boolean {
   if (held === '*' || held === wanted) return true;
   if (wanted === '*') return false;
+  if (wanted === ANY_TOOL_SCOPE) {
+    return (
+      held === 'services:*' || held === 'services:execute' || held.startsWith(TOOL_SCOPE_PREFIX)
+    );
+  }
   if (held.endsWith(':*')) return wanted.startsWith(held.slice(0, -1));
-  return false;
+  return held === 'services:execute' && wanted.startsWith(TOOL_SCOPE_PREFIX);
 }
 
 export function hasScope(held: readonly string[], wanted: string): boolean {

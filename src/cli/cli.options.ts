@@ -4,6 +4,7 @@ import {
   KNOWN_SCOPES,
   SCOPE_MEANINGS,
   SCOPE_TEMPLATES,
+  TOOL_SCOPE_PREFIX,
   WILDCARD_SCOPES,
 } from '../auth/scopes';
 
@@ -40,8 +41,8 @@ export function scopeList(raw: string | undefined): string[] | undefined {
  * The scopes a key can hold and the templates, read from src/auth/scopes.ts, for the `--help` of
  * the commands that grant them: a newcomer's first guess at a scope is a tool's name.
  */
-export function scopesHelp(command: 'create' | 'update'): string {
-  const row = (name: string, meaning: string) => `  ${name.padEnd(18)}${meaning}`;
+export function scopesHelp(command: 'create' | 'update', tools: readonly string[]): string {
+  const row = (name: string, meaning: string) => `  ${name.padEnd(25)}${meaning}`;
   const wildcard = (scope: string) =>
     scope === '*' ? 'every scope' : `every ${scope.slice(0, -1)}... scope`;
   const isDefault = (name: string) => command === 'create' && name === DEFAULT_SCOPE_TEMPLATE;
@@ -49,6 +50,7 @@ export function scopesHelp(command: 'create' | 'update'): string {
     '',
     'Scopes (--scopes, comma-separated):',
     ...KNOWN_SCOPES.map((scope) => row(scope, SCOPE_MEANINGS[scope])),
+    row(`${TOOL_SCOPE_PREFIX}<tool>`, `one tool's calls only, of ${[...tools].sort().join(', ')}`),
     ...WILDCARD_SCOPES.map((scope) => row(scope, wildcard(scope))),
     command === 'create'
       ? 'Templates (--template):'

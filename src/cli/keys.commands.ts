@@ -16,7 +16,11 @@ import { usageView } from '../auth/usage.controller';
 export type WithContext = <T>(work: (app: INestApplicationContext) => Promise<T>) => Promise<T>;
 
 /** `keys create|list|revoke|show|update|rotate|usage`: the keys of the store the server uses. */
-export function addKeyCommands(program: Command, withContext: WithContext): void {
+export function addKeyCommands(
+  program: Command,
+  withContext: WithContext,
+  tools: readonly string[],
+): void {
   const keys = program.command('keys').description('Create, list and revoke API keys');
 
   keys
@@ -31,7 +35,7 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
     .option('--rate-limit <n>', "calls per second, beating the plan's", wholeNumber(1))
     .option('--expires-in-days <n>', 'days until the key expires', wholeNumber(1))
     .option('--json', 'print one JSON object')
-    .addHelpText('after', scopesHelp('create'))
+    .addHelpText('after', scopesHelp('create', tools))
     .action(
       async (opts: {
         name: string;
@@ -124,7 +128,7 @@ export function addKeyCommands(program: Command, withContext: WithContext): void
     .addOption(new Option('--enable', 'let the key in again').conflicts('disable'))
     .option('--disable', 'refuse the key (401) until enabled')
     .option('--json', 'print one JSON object')
-    .addHelpText('after', scopesHelp('update'))
+    .addHelpText('after', scopesHelp('update', tools))
     .action(
       async (
         id: string,

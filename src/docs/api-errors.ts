@@ -75,9 +75,12 @@ const ERRORS: Record<number, ErrorDoc> = {
     },
   },
   402: {
-    description: "The key's daily quota is used up; it resets at the next UTC midnight.",
+    description:
+      "The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged.",
     example: { detail: 'Daily request limit exceeded (100/100). Resets in 5h 12m.' },
-    headers: { 'Retry-After': integerHeader('Seconds until the next UTC midnight.') },
+    headers: {
+      'Retry-After': integerHeader('Seconds until the next UTC midnight (or month).'),
+    },
   },
   403: {
     description: 'The key lacks the scope this operation needs.',
@@ -113,8 +116,14 @@ const ERRORS: Record<number, ErrorDoc> = {
     description: 'An unexpected failure; it is logged, never described. Retry, then check /health.',
     example: { detail: 'Internal Server Error' },
   },
+  504: {
+    description:
+      'The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`).',
+    example: { detail: "Tool 'doctor' did not finish within 30000 ms" },
+  },
   503: {
-    description: 'The data store cannot be reached; nothing is served unmetered. Retry shortly.',
+    description:
+      "The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.",
     example: {
       detail: 'Service temporarily unavailable: the data store cannot be reached. Retry shortly.',
     },

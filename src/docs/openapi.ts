@@ -58,10 +58,18 @@ const REQUEST_ID: HeaderObject = {
 };
 
 const QUOTA_HEADERS: Record<string, HeaderObject> = {
-  'X-Quota-Limit': integerHeader('Calls a UTC day (absent when the key has no daily limit).'),
-  'X-Quota-Used': integerHeader('Calls counted today, this one included.'),
-  'X-Quota-Remaining': integerHeader('Calls left today (absent when the key has no daily limit).'),
+  'X-Quota-Limit': integerHeader('Credits a UTC day (absent when the key has no daily limit).'),
+  'X-Quota-Used': integerHeader('Credits counted today, this call included.'),
+  'X-Quota-Remaining': integerHeader(
+    'Credits left today (absent when the key has no daily limit).',
+  ),
   'X-Quota-Reset': integerHeader('Seconds until the next UTC midnight.'),
+  'X-Quota-Cost': integerHeader('What this call cost, in credits (on a counted answer).'),
+  'X-Quota-Monthly-Limit': integerHeader('Credits a UTC month (only with a monthly limit).'),
+  'X-Quota-Monthly-Used': integerHeader('Credits counted this month (only with a monthly limit).'),
+  'X-Quota-Monthly-Remaining': integerHeader(
+    'Credits left this month (only with a monthly limit).',
+  ),
 };
 
 const { 'Retry-After': _retry, ...RATE_LIMIT_STATE } = RATE_LIMIT_HEADERS;

@@ -1,8 +1,9 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { Caller } from '../auth/caller';
 import type { ResourceName } from '../auth/protected-resource';
-import type { Scope } from '../auth/scopes';
+import type { WantedScope } from '../auth/scopes';
 import type { Charge } from '../limits/accounting';
+import type { QuotaState } from '../limits/quota.service';
 import type { Claim } from './idempotency';
 import type { Ticket } from './runtime/tool-slots';
 
@@ -22,7 +23,7 @@ export interface Call {
   /** The HTTP request's id (REST, MCP over HTTP), for the audit trail and the logs. */
   requestId?: string;
   /** The scopes the route or tool asks for, any one of which suffices; undefined: any valid key. */
-  scopes?: readonly Scope[];
+  scopes?: readonly WantedScope[];
   /** The tool called; undefined for other routes. A tool call counts against the daily quota. */
   tool?: string;
   /** 401 and 403 carry RFC 6750 error codes (`error="invalid_token"`): MCP clients read them. */
@@ -79,6 +80,8 @@ export interface Decisions {
 export interface AnswerFacts {
   headers: Record<string, string | number>;
   caller?: Caller;
+  /** Where the caller stands after the call was charged its credits (a tool call counted). */
+  quota?: QuotaState;
 }
 
 /** What a step returns: its part of the decisions (headers are added to those before), or nothing. */

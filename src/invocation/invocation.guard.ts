@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { BearerErrorCodes, OAuthResource, Public, Scopes } from '../auth/auth.decorators';
 import type { ApiRequest } from '../auth/caller';
 import type { ResourceName } from '../auth/protected-resource';
-import type { Scope } from '../auth/scopes';
+import type { WantedScope } from '../auth/scopes';
 import { HttpExchange } from '../http/http-exchange';
 import { ToolRoute } from '../tools/tool.decorator';
 import { AnswerFacts } from './call';
@@ -14,7 +14,7 @@ import { InvocationPipeline } from './invocation.pipeline';
 interface RouteFacts {
   /** Open to all, or a tool's route (whose runtime runs the pipeline itself): nothing to check here. */
   unguarded: boolean;
-  scopes?: Scope[];
+  scopes?: WantedScope[];
   bearerErrorCodes: boolean;
   resource?: ResourceName;
   ratePaid: boolean;

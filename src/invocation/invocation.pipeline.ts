@@ -38,6 +38,7 @@ export class InvocationPipeline implements OnModuleInit {
       try {
         await this.run(call, decided, attempt > 1);
         answer.caller = decided.caller;
+        answer.quota = decided.charge?.state;
         return decided;
       } catch (error) {
         answer.caller = decided.caller;

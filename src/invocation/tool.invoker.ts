@@ -12,7 +12,7 @@ import { ToolRunner } from '../tools/tool-runner';
 import { Accepted, asJsonBody, CallIo, replayedAnswer, ToolCaller } from './runtime/call-io';
 
 export { Accepted, type CallIo, type ToolCaller } from './runtime/call-io';
-import { TOOL_SCOPE } from '../tools/tool.decorator';
+import { ANY_TOOL_SCOPE, toolScope } from '../auth/scopes';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
 import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pipe';
 import { AnswerFacts, Call, callerOf, Decisions } from './call';
@@ -74,7 +74,7 @@ export class ToolInvoker extends ToolRunner {
           authorization: this.exchange.headerValues(req, 'authorization'),
           client: request.ip ?? 'unknown',
           requestId: request.id,
-          scopes: [TOOL_SCOPE],
+          scopes: [toolScope(name)],
           tool: name,
           bearerErrorCodes: false,
           body: request.body,
@@ -114,7 +114,7 @@ export class ToolInvoker extends ToolRunner {
     try {
       const call: Call = {
         ...known,
-        scopes: [TOOL_SCOPE],
+        scopes: [toolScope(tool.name)],
         tool: tool.name,
         bearerErrorCodes: false,
         body: args ?? {},
@@ -145,7 +145,7 @@ export class ToolInvoker extends ToolRunner {
     const decided = await this.pipeline.check({
       ...known,
       ratePaid: true,
-      scopes: [TOOL_SCOPE],
+      scopes: [ANY_TOOL_SCOPE],
       bearerErrorCodes: false,
     });
     return callerOf(decided);

@@ -9,7 +9,10 @@ import type { AnswerFacts } from '../invocation/call';
 import { CountsOwnRate } from '../invocation/invocation.decorators';
 import type { ToolCaller } from '../invocation/tool.invoker';
 import { Accounting } from '../limits/accounting';
-import { TOOL_SCOPE } from '../tools/tool.decorator';
+import { ANY_TOOL_SCOPE, hasScope, toolScope } from '../auth/scopes';
+import { Challenges } from '../auth/challenges';
+import { ToolRegistry } from '../tools/tool.registry';
+import { isPlainObject } from '../validation/validation.pipe';
 import {
   duplicateRequestId,
   initializeInBatch,
@@ -45,10 +48,12 @@ export class McpController {
     private readonly accounting: Accounting,
     private readonly exchange: HttpExchange,
     private readonly cancels: McpCancels,
+    private readonly challenges: Challenges,
+    private readonly registry: ToolRegistry,
   ) {}
 
   @Post()
-  @Scopes([TOOL_SCOPE])
+  @Scopes([ANY_TOOL_SCOPE])
   @BearerErrorCodes()
   @OAuthResource('mcp')
   @CountsOwnRate()
@@ -60,6 +65,16 @@ export class McpController {
     const messages = messagesOf(req.body);
     const duplicate = duplicateRequestId(messages) ?? initializeInBatch(req.body);
     if (duplicate) return this.refuse(req, reply, duplicate);
+    // A tool the caller may not call is the POST's 403, as a REST call's scope: before anything
+    // is counted or runs (with OAuth, insufficient_scope naming the tool's scope).
+    const forbidden = this.forbiddenTool(key, messages);
+    if (forbidden !== undefined) {
+      throw this.challenges.insufficientScope({
+        resource: 'mcp',
+        bearerErrorCodes: true,
+        scopes: [toolScope(forbidden)],
+      });
+    }
     // Every message before any runs, all or none (over HTTP a refusal is the POST's 429). A POST
     // of no message at all (an empty batch, a bare value) still costs one.
     const headers = await this.accounting.prepay(key, Math.max(1, messages.length));
@@ -90,6 +105,7 @@ export class McpController {
       this.cancels.register(key.id, requestId, control);
     const lean = await this.lean.answer(req.body, nodeReq.headers, {
       caller: callerOf,
+      who: key,
       logFields,
       // The client closing the POST before its answer stops the call.
       watchClient: (control) => {
@@ -109,10 +125,20 @@ export class McpController {
     }
     await this.entry.handle(nodeReq, res, req.body ?? null, {
       callerOf,
-      callerId: () => Promise.resolve(key.id),
+      who: () => Promise.resolve(key),
       logFields,
       track,
     });
+  }
+
+  /** The first tool of the POST's tools/calls that the caller may not call (a registered one). */
+  private forbiddenTool(caller: Caller, messages: unknown[]): string | undefined {
+    for (const message of messages) {
+      if (!isPlainObject(message) || message.method !== 'tools/call') continue;
+      const name = isPlainObject(message.params) ? message.params.name : undefined;
+      if (typeof name !== 'string' || !this.registry.get(name)) continue;
+      if (!hasScope(caller.scopes, toolScope(name))) return name;
+    }
   }
 
   /** Answers the POST with a JSON-RPC error (HTTP 400, or in-band): nothing of it runs. */

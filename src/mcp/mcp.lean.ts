@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { IncomingHttpHeaders } from 'node:http';
 import { CallControl } from '../invocation/runtime/call-control';
+import type { Caller } from '../auth/caller';
 import type { ToolCaller } from '../invocation/tool.invoker';
 import { Settings, SETTINGS } from '../settings/settings';
 import { isPlainObject } from '../validation/validation.pipe';
@@ -21,6 +22,8 @@ export const MODERN_REVISION = '2026-07-28';
 /** What the lean path needs of the POST it answers. */
 export interface LeanScope {
   caller: () => ToolCaller;
+  /** Who sent the POST: its tools/list shows what it may call. */
+  who: Caller;
   logFields: LogFields;
   /** Stops the call when its client goes away before the answer; returns the undo. */
   watchClient: (control: CallControl) => () => void;
@@ -187,7 +190,7 @@ export class McpLeanPath {
     const message = recognize(body, headers);
     if (!message) return;
     if (message.method === 'tools/list') {
-      return this.result(message, this.tools.list(), {
+      return this.result(message, this.tools.list(scope.who), {
         ttlMs: TOOLS_LIST_TTL_MS,
         cacheScope: 'private',
       });
@@ -225,14 +228,18 @@ export class McpLeanPath {
    * A result as the SDK's entry writes it: on 2026-07-28's, `resultType`, then a list's cache
    * hints, then `serverInfo`, after the handler's own fields.
    */
-  private result(message: Recognized, fields: object, cache: object = {}): LeanAnswer {
+  private result(
+    message: Recognized,
+    fields: object & { _meta?: object },
+    cache: object = {},
+  ): LeanAnswer {
     const result =
       message.era === 'modern'
         ? {
             ...fields,
             resultType: 'complete',
             ...cache,
-            _meta: { [SERVER_INFO_META_KEY]: this.serverInfo },
+            _meta: { ...fields._meta, [SERVER_INFO_META_KEY]: this.serverInfo },
           }
         : fields;
     return { status: 200, body: JSON.stringify({ result, jsonrpc: '2.0', id: message.id }) };

@@ -9,6 +9,7 @@ import {
 import * as z from 'zod/v4';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { CallControl } from '../invocation/runtime/call-control';
+import type { Caller } from '../auth/caller';
 import type { ToolCaller } from '../invocation/tool.invoker';
 import { Settings, SETTINGS } from '../settings/settings';
 import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './mcp.tasks';
@@ -29,8 +30,8 @@ export type RawArguments = (id: string | number) => unknown;
 /** What a server needs of the transport that serves it (one HTTP request, one stdio connection). */
 export interface McpServerScope {
   callerOf: CallerOfCall;
-  /** The caller's id, for the tasks methods: only its own tasks are found. */
-  callerId: () => Promise<string>;
+  /** Who calls, for tools/list (what it may call, at its plan's costs) and the tasks methods. */
+  who: () => Promise<Caller>;
   /** Where error lines point (the HTTP request's fields); none over stdio. */
   logFields?: LogFields;
   rawArguments?: RawArguments;
@@ -78,14 +79,14 @@ export class McpServerFactory {
     const logFields = scope.logFields ?? (() => ({}));
     // Params taken as sent and checked here: the SDK's own check of a method's schema answers a
     // client's mistake -32603, an internal error (a cursor that is not a string, say).
-    server.setRequestHandler('tools/list', { params: ANY_PARAMS }, (params) => {
+    server.setRequestHandler('tools/list', { params: ANY_PARAMS }, async (params) => {
       if (params.cursor !== undefined && typeof params.cursor !== 'string') {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
           'Invalid tools/list request: a cursor is a string',
         );
       }
-      return this.tools.list();
+      return this.tools.list(await scope.who());
     });
     let previous: Promise<unknown> = Promise.resolve();
     server.setRequestHandler('tools/call', (request, context) => {
@@ -148,7 +149,7 @@ export class McpServerFactory {
       (work: (callerId: string, taskId: unknown) => Promise<Record<string, unknown>>) =>
       async (given: { taskId?: unknown }, context: ServerContext) => {
         if (!requestTraits(context).tasks) throw tasksRequired();
-        return work(await scope.callerId(), given.taskId);
+        return work((await scope.who()).id, given.taskId);
       };
     server.setRequestHandler(
       'tasks/get',

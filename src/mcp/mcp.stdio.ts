@@ -4,6 +4,7 @@ import type { Readable, Writable } from 'node:stream';
 import { INSUFFICIENT_PERMISSIONS } from '../auth/auth.errors';
 import { InvocationPipeline } from '../invocation/invocation.pipeline';
 import { ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
+import { ANY_TOOL_SCOPE } from '../auth/scopes';
 import { TOOL_SCOPE } from '../tools/tool.decorator';
 import { McpServerFactory } from './mcp.server';
 
@@ -42,7 +43,7 @@ async function admit(app: INestApplicationContext, token: string): Promise<void>
       ...stdioCaller(token),
       // Admitting the key is not a call: nothing is charged.
       ratePaid: true,
-      scopes: [TOOL_SCOPE],
+      scopes: [ANY_TOOL_SCOPE],
       bearerErrorCodes: false,
     });
   } catch (error) {
@@ -76,8 +77,8 @@ export async function serveMcpOverStdio(
     () =>
       servers.create({
         callerOf: () => stdioCaller(token),
-        // The key, authenticated again (it may have been revoked since the start).
-        callerId: async () => (await invoker.identify(stdioCaller(token))).id,
+        // The key, authenticated again (it may have been revoked or changed since the start).
+        who: () => invoker.identify(stdioCaller(token)),
       }),
     {
       transport: new StdioServerTransport(stdin, stdout),

@@ -6,11 +6,15 @@ import { ValidationFailed } from '../errors/api-error';
 import { MCP_IDEMPOTENCY_META } from '../invocation/idempotency';
 import { CallControl } from '../invocation/runtime/call-control';
 import { newInvocationId } from '../invocation/runtime/long-calls';
+import type { AnswerFacts } from '../invocation/call';
 import { Accepted, CallIo, ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
-import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
+import type { QuotaState } from '../limits/quota.service';
+import { ToolRegistry } from '../tools/tool.registry';
 import { echoedName } from '../validation/issues';
 import { failure, success } from './mcp-results';
 import { McpTasks, tasksRequired } from './mcp.tasks';
+import { McpToolList } from './mcp-tool-list';
+import type { Caller } from '../auth/caller';
 
 /** How long a client may keep a `tools/list` result (2026-07-28's cache hint; `private`). */
 export const TOOLS_LIST_TTL_MS = 60_000;
@@ -33,38 +37,43 @@ export interface McpCallIo extends CallIo {
   tasks: boolean;
 }
 
+/** Where an MCP result says what the call cost and where its caller stands. */
+export const QUOTA_META = 'io.tis/quota';
+
+/**
+ * A counted call's result with `_meta["io.tis/quota"]`: its cost, the day's figures (as the
+ * `X-Quota-*` headers give them) and the month's, or null without a monthly limit.
+ */
+function withQuota(result: CallToolResult, quota: QuotaState | undefined): CallToolResult {
+  if (!quota || quota.cost === undefined) return result;
+  const monthly = quota.monthly && {
+    limit: quota.monthly.limit,
+    used: quota.monthly.used,
+    remaining: quota.monthly.remaining,
+    resets_at: quota.monthly.resetsAt.toISOString(),
+  };
+  // `_meta` first, where the SDK's own parse of a result puts it (the lean path writes the same).
+  return {
+    _meta: {
+      [QUOTA_META]: {
+        cost: quota.cost,
+        used: quota.used,
+        limit: quota.limit,
+        remaining: quota.remaining,
+        resets_at: quota.resetsAt.toISOString(),
+        monthly,
+      },
+    },
+    ...result,
+  };
+}
+
 function unknownTool(name: string): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
     `${STATUS_TEXT[404]}: no tool named '${echoedName(name)}'`,
     { detail: STATUS_TEXT[404] },
   );
-}
-
-/** `word_count` -> `Word count`: a tool's title when it gives none. */
-function titleOf(name: string): string {
-  const words = name.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/** A tool as tools/list shows it: its title, and every annotation (the spec's defaults filled in). */
-function describeTool(tool: RegisteredTool): Tool {
-  const title = tool.title ?? titleOf(tool.name);
-  const hints = tool.annotations ?? {};
-  return {
-    name: tool.name,
-    title,
-    description: tool.description,
-    inputSchema: tool.inputSchema as Tool['inputSchema'],
-    outputSchema: tool.outputSchema,
-    annotations: {
-      title,
-      readOnlyHint: hints.readOnlyHint ?? false,
-      destructiveHint: hints.destructiveHint ?? true,
-      idempotentHint: hints.idempotentHint ?? false,
-      openWorldHint: hints.openWorldHint ?? true,
-    },
-  };
 }
 
 /**
@@ -76,12 +85,12 @@ function describeTool(tool: RegisteredTool): Tool {
 @Injectable()
 export class McpTools {
   private readonly logger = new Logger('Mcp');
-  private listed?: { tools: Tool[] };
 
   constructor(
     private readonly registry: ToolRegistry,
     private readonly invoker: ToolInvoker,
     private readonly tasks: McpTasks,
+    private readonly toolList: McpToolList,
   ) {}
 
   /** Whether the tool always runs in the background (a task for a client of the extension). */
@@ -89,15 +98,9 @@ export class McpTools {
     return this.registry.get(name)?.runtime.async === 'required';
   }
 
-  /** The tools/list result's own fields (the same object every time: it never changes). */
-  list(): { tools: Tool[] } {
-    this.listed ??= {
-      tools: this.registry
-        .list()
-        .map(describeTool)
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-    };
-    return this.listed;
+  /** The tools/list result's own fields, for `caller` (McpToolList). */
+  list(caller: Caller | undefined): { tools: Tool[] } {
+    return this.toolList.forCaller(caller);
   }
 
   /**
@@ -124,8 +127,13 @@ export class McpTools {
     } else if (tool.runtime.async === 'required' && io.modern) {
       throw tasksRequired();
     }
+    let quota: QuotaState | undefined;
+    const onAnswer = (answer: AnswerFacts) => {
+      quota = answer.quota;
+      caller.onAnswer?.(answer);
+    };
     try {
-      const running = this.invoker.invoke({ ...caller, idempotencyKey }, tool, args, io);
+      const running = this.invoker.invoke({ ...caller, idempotencyKey, onAnswer }, tool, args, io);
       const outcome =
         io.tasks && tool.runtime.async === 'allowed'
           ? await this.tasks.answerOrTask(tool, io, running)
@@ -134,12 +142,12 @@ export class McpTools {
       if (outcome.answer instanceof Accepted) {
         return this.tasks.created(outcome.answer.record) as CallToolResult;
       }
-      return success(outcome.answer);
+      return withQuota(success(outcome.answer), quota);
     } catch (error) {
       // Arguments that fail validation are a result the model can read and correct (MCP spec).
-      if (error instanceof ValidationFailed) return failure(error.issues);
+      if (error instanceof ValidationFailed) return withQuota(failure(error.issues), quota);
       const answer = errorAnswer(error, this.logger, `MCP tool ${name}`, logFields);
-      return failure(answer.detail, answer.headers['Retry-After']);
+      return withQuota(failure(answer.detail, answer.headers['Retry-After']), quota);
     }
   }
 }

@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import { resourceUrl, type ResourceName } from '../auth/protected-resource';
-import { isValidScope } from '../auth/scopes';
+import { isValidScope, ToolCatalog } from '../auth/scopes';
 import { OAuthSettings, planNamed, Settings, SETTINGS } from '../settings/settings';
 import { AuthorizationServers } from './authorization-servers';
 
@@ -66,6 +66,7 @@ export class AccessTokens {
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly servers: AuthorizationServers,
+    @Optional() private readonly catalog?: ToolCatalog,
   ) {
     this.oauth = settings.oauth;
   }
@@ -128,7 +129,7 @@ export class AccessTokens {
       issuer,
       subject,
       clientId,
-      scopes: scopesOf(payload),
+      scopes: scopesOf(payload, this.catalog?.names() ?? []),
       plan: named !== undefined && planNamed(this.settings.plans, named) ? named : undefined,
       expiresAtMs,
     };
@@ -162,9 +163,9 @@ function stringClaim(value: unknown): string | undefined {
  * The scopes a token grants that the service knows: `scope` (space-separated, RFC 9068), else
  * `scp` (a string or a list, as Entra ID and Okta write it).
  */
-function scopesOf(payload: JWTPayload): string[] {
+function scopesOf(payload: JWTPayload, tools: readonly string[]): string[] {
   const raw = payload.scope ?? payload.scp;
   const words = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
-  const known = words.filter((w): w is string => typeof w === 'string' && isValidScope(w));
+  const known = words.filter((w): w is string => typeof w === 'string' && isValidScope(w, tools));
   return [...new Set(known)];
 }

@@ -1,8 +1,8 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Optional, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
 import { RESOURCE_METADATA_PATH, resourceUrl, type ResourceName } from '../auth/protected-resource';
-import { KNOWN_SCOPES, type Scope } from '../auth/scopes';
+import { KNOWN_SCOPES, type Scope, ToolCatalog, toolScope } from '../auth/scopes';
 import { ApiErrors } from '../docs/api-errors';
 import { ApiError } from '../errors/api-error';
 import type { ReplyControl } from '../http/plumbing';
@@ -17,7 +17,7 @@ export class ProtectedResourceMetadata {
   @ApiProperty({ type: [String], example: ['header'] }) bearer_methods_supported: string[];
 }
 
-/** The scopes each resource's tokens are asked for: /mcp needs only tool calls. */
+/** The scopes each resource's tokens are asked for: /mcp needs only tool calls (any of them). */
 const RESOURCE_SCOPES: Record<ResourceName, readonly Scope[]> = {
   api: KNOWN_SCOPES,
   mcp: ['services:execute'],
@@ -33,7 +33,10 @@ const RESOURCE_SCOPES: Record<ResourceName, readonly Scope[]> = {
 @Public()
 @Controller(RESOURCE_METADATA_PATH.slice(1))
 export class ProtectedResourceController {
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Optional() private readonly catalog?: ToolCatalog,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -65,7 +68,10 @@ export class ProtectedResourceController {
     return {
       resource: resourceUrl(oauth.publicUrl, resource),
       authorization_servers: oauth.issuers,
-      scopes_supported: [...RESOURCE_SCOPES[resource]],
+      scopes_supported: [
+        ...RESOURCE_SCOPES[resource],
+        ...[...(this.catalog?.names() ?? [])].sort().map(toolScope),
+      ],
       bearer_methods_supported: ['header'],
     };
   }

@@ -11,8 +11,10 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
+  ApiAcceptedResponse,
   ApiBearerAuth,
   ApiBody,
+  ApiExtension,
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
@@ -20,6 +22,7 @@ import {
 } from '@nestjs/swagger';
 import type { Scope } from '../auth/scopes';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
+import { InvocationView } from './invocation.dto';
 import { ToolRunner } from './tool-runner';
 
 export const TOOLS_PATH = 'api/v1/services';
@@ -140,16 +143,36 @@ export function ToolController(): ClassDecorator {
     const prototype = target.prototype as object;
     Optional()(prototype, RUNNER);
     Inject(ToolRunner)(prototype, RUNNER);
-    for (const method of Object.getOwnPropertyNames(prototype)) {
-      const handler = (prototype as Record<string, unknown>)[method];
-      const definition =
-        typeof handler === 'function'
-          ? (Reflect.getMetadata(ToolMetadata.KEY, handler) as ToolDefinition | undefined)
-          : undefined;
-      if (definition) addRoute(prototype, definition);
-    }
+    for (const definition of toolDefinitions(prototype)) addRoute(prototype, definition);
     applyDecorators(Controller(TOOLS_PATH), ApiTags('tools'), ApiBearerAuth())(target);
   };
+}
+
+/** Where @Module() keeps its controllers (`MODULE_METADATA.CONTROLLERS`, not a public export). */
+const MODULE_CONTROLLERS = 'controllers';
+
+/** The @Tool() definitions of a class's own methods. */
+function toolDefinitions(prototype: object): ToolDefinition[] {
+  return Object.getOwnPropertyNames(prototype).flatMap((method) => {
+    const handler = (prototype as Record<string, unknown>)[method];
+    const definition =
+      typeof handler === 'function'
+        ? (Reflect.getMetadata(ToolMetadata.KEY, handler) as ToolDefinition | undefined)
+        : undefined;
+    return definition ? [definition] : [];
+  });
+}
+
+/**
+ * The names of the tools that modules' controllers declare, read from their decorators without
+ * starting an application: for texts written before one exists (the CLI's `--help`).
+ */
+export function declaredToolNames(modules: readonly Type[]): string[] {
+  return modules.flatMap((module) =>
+    ((Reflect.getMetadata(MODULE_CONTROLLERS, module) ?? []) as Type[]).flatMap((controller) =>
+      toolDefinitions(controller.prototype as object).map(({ name }) => name),
+    ),
+  );
 }
 
 function addRoute(prototype: object, definition: ToolDefinition): void {
@@ -169,7 +192,23 @@ function addRoute(prototype: object, definition: ToolDefinition): void {
     ToolRoute(name),
     Post(name),
     HttpCode(200),
-    ApiOperation({ operationId: name, summary: definition.description }),
+    ApiOperation({
+      operationId: name,
+      summary: definition.description,
+      description: [
+        `Needs \`services:execute\` or \`services:execute:${name}\`.`,
+        `Costs ${definition.cost ?? TOOL_DEFAULTS.cost} credit${(definition.cost ?? TOOL_DEFAULTS.cost) === 1 ? '' : 's'} of the daily (and monthly) limit, unless the caller's plan prices it otherwise (\`X-Quota-Cost\` says; discovery lists each caller's price).`,
+        `Answers within ${definition.timeoutMs ?? TOOL_DEFAULTS.timeoutMs} ms or 504; with \`Prefer: respond-async\`, 202 and \`Location\` of the long-running call.`,
+      ].join(' '),
+    }),
+    ApiExtension('x-required-scopes', ['services:execute', `services:execute:${name}`]),
+    ApiHeader({
+      name: 'Prefer',
+      required: false,
+      description:
+        '`respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first.',
+      schema: { type: 'string' },
+    }),
     ApiBody({ type: definition.input }),
     ApiHeader({
       name: 'Idempotency-Key',
@@ -188,6 +227,27 @@ function addRoute(prototype: object, definition: ToolDefinition): void {
         },
       },
     }),
-    ApiErrors(...BODY_ERRORS, ...KEYED_ERRORS, 402, 403, 409, 422, ...(definition.errors ?? [])),
+    ApiAcceptedResponse({
+      type: InvocationView,
+      description:
+        'Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`.',
+      headers: {
+        Location: {
+          description: 'Where the call is followed: `/api/v1/invocations/<id>`.',
+          schema: { type: 'string' },
+        },
+      },
+    }),
+    ApiErrors(
+      ...BODY_ERRORS,
+      ...KEYED_ERRORS,
+      402,
+      403,
+      409,
+      422,
+      503,
+      504,
+      ...(definition.errors ?? []),
+    ),
   )(prototype, key, descriptor);
 }

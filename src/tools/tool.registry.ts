@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { ToolCatalog } from '../auth/scopes';
 import { Settings, SETTINGS } from '../settings/settings';
 import { compiledValidatorFor } from '../validation/compiled.validator';
 import { JsonSchema, jsonSchemaOf } from '../validation/json-schema';
@@ -37,7 +38,7 @@ export interface RegisteredTool extends ToolDefinition {
 
 /** Every `@Tool()` handler of the application, found through Nest's discovery at start-up. */
 @Injectable()
-export class ToolRegistry implements OnModuleInit {
+export class ToolRegistry extends ToolCatalog implements OnModuleInit {
   private readonly tools = new Map<string, RegisteredTool>();
 
   constructor(
@@ -45,7 +46,14 @@ export class ToolRegistry implements OnModuleInit {
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
     @Inject(SETTINGS) private readonly settings: Settings,
-  ) {}
+  ) {
+    super();
+  }
+
+  /** The registered tools' names: what `services:execute:<tool>` scopes may name. */
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
 
   onModuleInit(): void {
     for (const wrapper of this.discovery.getControllers()) {
@@ -81,12 +89,24 @@ export class ToolRegistry implements OnModuleInit {
     this.checkOverrides();
   }
 
-  /** Every name of CONFIG_FILE's `tools:` section must be a tool: a typo stops the start. */
+  /**
+   * Every name of CONFIG_FILE's `tools:` section and of a plan's `tool_costs` must be a tool: a
+   * typo stops the start.
+   */
   private checkOverrides(): void {
-    for (const name of Object.keys(this.settings.toolOverrides)) {
+    const named = [
+      ...Object.keys(this.settings.toolOverrides).map((name) => [`tools.${name}`, name]),
+      ...Object.entries(this.settings.plans).flatMap(([plan, limits]) =>
+        Object.keys(limits.tool_costs).map((name) => [
+          `limits.plans.${plan}.tool_costs.${name}`,
+          name,
+        ]),
+      ),
+    ];
+    for (const [where, name] of named) {
       if (!this.tools.has(name)) {
         throw new Error(
-          `Invalid CONFIG_FILE: tools.${name} names no tool (tools: ${[...this.tools.keys()].sort().join(', ')})`,
+          `Invalid CONFIG_FILE: ${where} names no tool (tools: ${[...this.tools.keys()].sort().join(', ')})`,
         );
       }
     }

@@ -1,36 +1,55 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Scopes } from '../auth/auth.decorators';
+import { CurrentCaller, Scopes } from '../auth/auth.decorators';
+import type { Caller } from '../auth/caller';
+import { ANY_TOOL_SCOPE, hasScope, toolScope } from '../auth/scopes';
 import { ApiErrors, KEYED_ERRORS } from '../docs/api-errors';
+import { toolCost } from '../limits/key-limits';
+import { Settings, SETTINGS } from '../settings/settings';
 import { TOOLS_PATH } from './tool.decorator';
 import { ToolRegistry } from './tool.registry';
 import { ToolList } from './tools.dto';
 
-/** Discovery: every registered tool, described from the registry (the same schemas that validate). */
+/**
+ * Discovery: the registered tools, described from the registry (the same schemas that validate),
+ * each with what a call costs the caller (its plan's price) and the scope that allows it. A
+ * `services:read` caller sees every tool; a caller with only per-tool scopes, those it may call.
+ */
 @ApiTags('tools')
 @ApiBearerAuth()
 @Controller(TOOLS_PATH)
 export class ToolsController {
-  constructor(private readonly registry: ToolRegistry) {}
+  constructor(
+    private readonly registry: ToolRegistry,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
 
   @Get()
-  @Scopes(['services:read', 'services:execute'])
+  @Scopes(['services:read', ANY_TOOL_SCOPE])
   @ApiOperation({
     operationId: 'listServices',
-    summary: 'Every tool, with the JSON Schema of its input and output.',
+    summary: 'The tools, with the JSON Schema of their input and output and what a call costs.',
+    description:
+      'Needs `services:read`, `services:execute` or a per-tool scope (`services:execute:<tool>`): a caller with per-tool scopes only sees the tools it may call.',
   })
   @ApiOkResponse({ type: ToolList })
   @ApiErrors(...KEYED_ERRORS, 403)
-  list(): ToolList {
+  list(@CurrentCaller() caller: Caller): ToolList {
+    const seesAll = hasScope(caller.scopes, 'services:read');
     return {
-      tools: this.registry.list().map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        method: 'POST',
-        path: tool.path,
-        input_schema: tool.inputSchema,
-        output_schema: tool.outputSchema,
-      })),
+      tools: this.registry
+        .list()
+        .filter((tool) => seesAll || hasScope(caller.scopes, toolScope(tool.name)))
+        .map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          method: 'POST',
+          path: tool.path,
+          scope: toolScope(tool.name),
+          cost: toolCost(this.settings, caller.plan, tool.name, tool.runtime.cost),
+          input_schema: tool.inputSchema,
+          output_schema: tool.outputSchema,
+        })),
     };
   }
 }

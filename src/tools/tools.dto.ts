@@ -17,6 +17,21 @@ export class ToolView {
   path: string;
 
   @ApiProperty({
+    example: 'services:execute:greet',
+    description:
+      'The per-tool scope that allows calling it (`services:execute` allows every tool).',
+  })
+  scope: string;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 1,
+    description:
+      "Credits a call costs the caller (its plan's price for the tool, else the tool's).",
+  })
+  cost: number;
+
+  @ApiProperty({
     ...JSON_SCHEMA,
     description: 'JSON Schema of the request body, from the definitions that validate it.',
   })

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { ToolCatalog } from '../auth/scopes';
 import { ToolRegistry } from './tool.registry';
 import { ToolsController } from './tools.controller';
 
@@ -7,7 +8,7 @@ import { ToolsController } from './tools.controller';
 @Module({
   imports: [DiscoveryModule],
   controllers: [ToolsController],
-  providers: [ToolRegistry],
-  exports: [ToolRegistry],
+  providers: [ToolRegistry, { provide: ToolCatalog, useExisting: ToolRegistry }],
+  exports: [ToolRegistry, ToolCatalog],
 })
 export class ToolsModule {}

@@ -49,6 +49,8 @@ const REFUSED_BEFORE_QUOTA = [
   'Idempotency-Key reused with a different request',
   'Too many kept idempotent answers',
   'Daily request limit exceeded',
+  'Monthly request limit exceeded',
+  'is at capacity; retry shortly.',
   'Rate limit exceeded',
   'Invalid API key',
   'Not authenticated',
@@ -63,6 +65,7 @@ export class McpAccounts {
   private main: Tracked;
   private small: Tracked;
   private readOnly: string;
+  private greetOnly: Tracked;
   private smallKeys = 0;
 
   constructor(private readonly fuzzer: Fuzzer) {}
@@ -77,6 +80,11 @@ export class McpAccounts {
     this.readOnly = (
       await this.fuzzer.t.createKeyWithId({ name: 'mcp-ro', scope_template: 'read_only' })
     ).key;
+    this.greetOnly = await this.track({
+      name: 'mcp-greet-only',
+      scopes: ['services:execute:greet'],
+      plan: 'unlimited',
+    });
   }
 
   /** The Authorization headers of a persona, as sent now. */
@@ -89,6 +97,8 @@ export class McpAccounts {
         return { key: this.small.key, headers: [as(this.small.key)] };
       case 'readOnly':
         return { key: this.readOnly, headers: [as(this.readOnly)] };
+      case 'greetOnly':
+        return { key: this.greetOnly.key, headers: [as(this.greetOnly.key)] };
       case 'double':
         return { key: this.main.key, headers: [as(this.main.key), as(this.main.key)] };
       case 'bad':
@@ -219,7 +229,7 @@ function predictedRate(req: McpFuzzRequest, tracked: Tracked | undefined): RateP
     return none('too deep: 400 while read');
   const body = parseBody(raw);
   if (body === NOT_JSON) return none('not JSON: 400 while read');
-  if (req.persona !== 'main' && req.persona !== 'small') {
+  if (req.persona !== 'main' && req.persona !== 'small' && req.persona !== 'greetOnly') {
     return none(`${req.persona}: refused at authentication or scope`);
   }
   const messages = Array.isArray(body) ? (body as unknown[]) : [body];
@@ -227,6 +237,8 @@ function predictedRate(req: McpFuzzRequest, tracked: Tracked | undefined): RateP
     return none('two requests of one id: 400 -32600, nothing counted');
   if (Array.isArray(body) && messages.some((m) => isObject(m) && m.method === 'initialize'))
     return none('an initialize in a batch: 400 -32600, nothing counted');
+  if (req.persona === 'greetOnly' && callsAnotherTool(messages))
+    return none('a tools/call of a tool the key may not call: 403, nothing counted');
   const needs = Math.max(1, messages.length);
   if (tracked && needs > tracked.remaining) {
     return { cost: 0, needs, refused429: true, why: 'over the budget: 429, nothing counted' };
@@ -258,6 +270,22 @@ function repeatsRequestId(messages: unknown[]): boolean {
     seen.add(m.id);
   }
   return false;
+}
+
+/** The fuzz app's tools (src/tools.ts), which a per-tool key may be refused. */
+const REGISTERED_TOOLS = new Set(['greet', 'config_show', 'config_get', 'config_set', 'doctor']);
+
+/** A tools/call of a registered tool other than greet: the greet-only key's POST is a 403. */
+function callsAnotherTool(messages: unknown[]): boolean {
+  return messages.some(
+    (m) =>
+      isObject(m) &&
+      m.method === 'tools/call' &&
+      isObject(m.params) &&
+      typeof m.params.name === 'string' &&
+      m.params.name !== 'greet' &&
+      REGISTERED_TOOLS.has(m.params.name),
+  );
 }
 
 /** A message whose `params._meta` holds more than 64 own entries: the POST runs nothing. */

@@ -15,6 +15,7 @@ export type Persona =
   | 'main' // services:execute, no daily limit, a rate budget the suite never spends
   | 'small' // services:execute, 30 messages a window and 5 calls a day: 429s and 402s
   | 'readOnly' // services:read: 403
+  | 'greetOnly' // services:execute:greet: a tools/call of another tool is the POST's 403
   | 'none' // no Authorization: 401
   | 'bad' // an unknown sk_ key: 401
   | 'double'; // the main key in two Authorization headers: 400, a failed authentication
@@ -376,6 +377,104 @@ export const mcpFuzzBody: fc.Arbitrary<string> = fc.oneof(
 
 const ACCEPT_OK = 'application/json, text/event-stream';
 
+/** The methods of the 2026-07-28 revision (and the tasks extension) beside the 2025 ones. */
+const MODERN_METHODS = [
+  'server/discover',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/update',
+  'tasks/list',
+];
+
+const MODERN_REVISION = '2026-07-28';
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+const CLIENT_INFO_META = 'io.modelcontextprotocol/clientInfo';
+
+/** The envelope a 2026-07-28 message carries in `params._meta`: mostly right, sometimes not. */
+const envelope: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    [PROTOCOL_VERSION_META]: fc.oneof(
+      { weight: 10, arbitrary: fc.constant(MODERN_REVISION) },
+      { weight: 1, arbitrary: fc.constantFrom('2025-06-18', '2099-01-01', '', 20260728) },
+      { weight: 1, arbitrary: anyValue },
+    ),
+    [CLIENT_CAPABILITIES_META]: fc.oneof(
+      { weight: 6, arbitrary: fc.constant({}) },
+      // A client that declared tasks: an async-capable call may become one.
+      {
+        weight: 3,
+        arbitrary: fc.constant({ extensions: { 'io.modelcontextprotocol/tasks': {} } }),
+      },
+      { weight: 1, arbitrary: fc.constant({ roots: { listChanged: true } }) },
+      { weight: 1, arbitrary: anyValue },
+    ),
+    [CLIENT_INFO_META]: fc.oneof(
+      { weight: 3, arbitrary: fc.constant({ name: 'fuzz', version: '2.0.0' }) },
+      { weight: 1, arbitrary: anyValue },
+    ),
+  },
+  { requiredKeys: [PROTOCOL_VERSION_META] },
+);
+
+/**
+ * A 2026-07-28 POST (the revision a modern client speaks, docs/mcp.md): one message, or now and
+ * then a batch, each with the envelope beside whatever `_meta` it had, 2025 and 2026 methods, and
+ * the headers that must agree with the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`),
+ * mostly agreeing, sometimes absent or naming something else.
+ */
+export const modernPost: fc.Arbitrary<{ headers: [string, string][]; body: string }> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 6, arbitrary: message({ wellFormed: true }) },
+      { weight: 2, arbitrary: message() },
+      {
+        weight: 3,
+        arbitrary: fc
+          .tuple(message({ wellFormed: true }), fc.constantFrom(...MODERN_METHODS))
+          .map(([m, modern]) => ({ ...m, method: modern })),
+      },
+    ),
+    envelope,
+    fc.oneof(
+      { weight: 8, arbitrary: fc.constant<'agree' | 'absent' | 'other'>('agree') },
+      { weight: 1, arbitrary: fc.constantFrom<'agree' | 'absent' | 'other'>('absent', 'other') },
+    ),
+    fc.oneof(
+      { weight: 8, arbitrary: fc.constant<string | null>(MODERN_REVISION) },
+      { weight: 1, arbitrary: fc.constantFrom<string | null>(null, '2025-06-18', 'junk') },
+    ),
+    fc.nat({ max: 9 }),
+  )
+  .map(([m, meta, naming, version, batchOf]) => {
+    const params = isRecord(m.params) ? m.params : m.params === undefined ? {} : undefined;
+    const msg: Message =
+      params === undefined
+        ? m
+        : {
+            ...m,
+            params: {
+              ...params,
+              _meta: { ...(isRecord(params._meta) ? params._meta : {}), ...meta },
+            },
+          };
+    const headers: [string, string][] = [...CLIENT_HEADERS];
+    if (version !== null) headers.push(['MCP-Protocol-Version', version]);
+    const name = isRecord(msg.params) ? msg.params.name : undefined;
+    if (naming !== 'absent' && typeof msg.method === 'string' && msg.method.length > 0) {
+      headers.push(['Mcp-Method', naming === 'agree' ? msg.method : 'tools/list']);
+      if (msg.method === 'tools/call' && typeof name === 'string' && /^[\x21-\x7e]+$/.test(name)) {
+        headers.push(['Mcp-Name', naming === 'agree' ? name : 'other']);
+      }
+    }
+    // One POST in ten is a batch of the same message under other ids (2026-07-28 has no batches).
+    const body = batchOf === 0 ? [msg, { ...msg, id: 'second' }, { ...msg, id: 'third' }] : msg;
+    return { headers, body: JSON.stringify(body) };
+  });
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** The headers of a POST /mcp beside Authorization: mostly what a client sends, sometimes not. */
 export const mcpHeaders: fc.Arbitrary<[string, string][]> = fc
   .record({
@@ -454,5 +553,6 @@ export const CLIENT_HEADERS: [string, string][] = [
 export const persona: fc.Arbitrary<Persona> = fc.oneof(
   { weight: 12, arbitrary: fc.constant<Persona>('main') },
   { weight: 4, arbitrary: fc.constant<Persona>('small') },
+  { weight: 2, arbitrary: fc.constant<Persona>('greetOnly') },
   { weight: 1, arbitrary: fc.constantFrom<Persona>('readOnly', 'none', 'bad', 'double') },
 );

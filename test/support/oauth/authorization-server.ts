@@ -26,7 +26,8 @@ export interface ControlState {
 }
 
 /** The service's own scopes, as the server offers them (DCR and tokens carry only these). */
-export const SERVICE_SCOPES = 'services:read services:execute admin:read admin:write';
+export const SERVICE_SCOPES =
+  'services:read services:execute services:execute:greet admin:read admin:write';
 
 export async function startAuthorizationServer(
   env: Record<string, string> = {},
