@@ -140,14 +140,16 @@ export interface EnvVariant {
 }
 
 export const VARIANTS: readonly EnvVariant[] = [
-  // An example, for the issue that adds monthly limits (its CONFIG_FILE keys may differ):
-  // {
-  //   prefix: 'credits',
-  //   label: 'a monthly limit configured',
-  //   configYaml: 'limits:\n  plans:\n    unlimited: {monthly_limit: 1000000000}\n',
-  //   kinds: ['', 'mcp2025'],
-  //   minRps: 0.95,
-  // },
+  // Issue 32's gate: greet priced 2 credits and a monthly limit beside the daily one, on the bench
+  // key's plan, so every call charges both counters (and the month's key on Redis).
+  {
+    prefix: 'credits',
+    label: 'credits and a monthly limit configured',
+    configYaml:
+      'limits:\n  plans:\n    unlimited: {daily_limit: 1000000000, monthly_limit: 1000000000, tool_costs: {greet: 2}}\n',
+    kinds: ['', 'mcp2025'],
+    minRps: 0.95,
+  },
 ];
 
 export interface PipelineSpec {

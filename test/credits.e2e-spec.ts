@@ -124,6 +124,27 @@ describe('Credits: a call costs its tool, daily and monthly limits together (e2e
     expect((await usage(key)).monthly).toMatchObject({ used: 1, limit: 5 });
   });
 
+  it("holds a monthly limit set mid-month to the month's whole spend", async () => {
+    const key = await a.createKey({ plan: 'unlimited' });
+    const seven = () => a.http().post('/api/v1/services/seven').set(bearer(key)).send({});
+    for (let i = 0; i < 3; i++) expect((await seven()).status).toBe(200);
+    expect((await usage(key)).monthly).toBeNull();
+    const id = ((await a.http().get('/api/v1/auth/me').set(bearer(key))).body as { key_id: string })
+      .key_id;
+    const patched = await a
+      .http()
+      .patch(`/api/v1/auth/api-keys/${id}`)
+      .set(bearer(a.adminKey))
+      .send({ monthly_limit: 25 });
+    expect(patched.status).toBe(200);
+    expect((await usage(key)).monthly).toMatchObject({ limit: 25, used: 21, remaining: 4 });
+    const refused = await seven();
+    expect([refused.status, refused.body]).toEqual([
+      402,
+      { detail: 'Monthly request limit exceeded (21/25). Resets in 0d 2h.' },
+    ]);
+  });
+
   it('lets the monthly 402 win when both limits are spent, and keeps the daily text for cost 1', async () => {
     const both = await a.createKey({ daily_limit: 3, monthly_limit: 3, plan: 'unlimited' });
     const greet = (key: string) =>

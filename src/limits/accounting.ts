@@ -74,11 +74,11 @@ export class Accounting {
       return { charge: new Charge(key, tool, 'due', credits), headers };
     }
     const counted = await this.limiter.consume(key, credits);
-    const headers: Headers = { ...counted.headers };
+    const headers: Headers = counted.headers;
     let state: QuotaState | undefined;
     if (counted.quota) {
       state = this.quota.settle(credits, counted.quota);
-      Object.assign(headers, quotaHeaders(state));
+      quotaHeaders(state, headers);
     }
     return { charge: new Charge(key, tool, 'counted', credits, state), headers };
   }

@@ -6,8 +6,8 @@
  *                                        rotated-out one while its grace runs)
  *   {<id>}:record                hash    the key's record
  *   {<id>}:quota:<UTC day>       string  credits counted that day (expires after 91 days)
- *   {<id>}:month:<YYYY-MM>       string  credits counted that UTC month, where a monthly limit
- *                                        applies (expires 35 days after its first call)
+ *   {<id>}:month:<YYYY-MM>       string  credits counted that UTC month (expires 35 days after
+ *                                        its first call)
  *   {<id>}:tools:<UTC day>       hash    `<tool>:calls|credits|failed` of that day (91 days)
  *   {<id>}:rate:<throttler>:hits|blocked  the key's rate-limit window (src/limits/)
  *   {<id>}:idem, {<id>}:idem:expiry, {<id>}:idem:bytes   idempotency entries, their expiry

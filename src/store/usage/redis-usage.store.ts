@@ -14,9 +14,10 @@ export const MONTH_KEEP_SECONDS = 35 * 86_400;
 
 /**
  * Lua: `consumeQuota(day, month, tools, dailyLimit, monthlyLimit, cost, tool)` charges one call
- * `cost` credits on the day's counter and, when `monthlyLimit` is not -1, on the month's, unless
- * it needs more than remains of either (-1: no limit): the month first, so that its refusal wins
- * when both would refuse; nothing is charged then. The call is counted for its tool in the day's
+ * `cost` credits on the day's counter and the month's, unless it needs more than remains of either
+ * limit (-1: no limit): the month first, so that its refusal wins when both would refuse; nothing
+ * is charged then. The month is counted with or without a monthly limit, so that one set mid-month
+ * meets the month's whole spend. The call is counted for its tool in the day's
  * tools hash. Returns {counted 1|0, day used, month used (-1: not counted), refused 0|1 day|2 month}.
  * Shared by `tisConsumeQuota` and the call counter's script; every key in the key's hash tag.
  */
@@ -32,12 +33,13 @@ local function consumeQuota(day, month, tools, dailyLimit, monthlyLimit, cost, t
     if monthUsed + cost > monthlyLimit then return {0, used, monthUsed, 2} end
   end
   if dailyLimit >= 0 and used + cost > dailyLimit then return {0, used, monthUsed, 1} end
+  -- A counter that INCRBY just made holds the cost alone: it is given its lifetime then (an older
+  -- one holding it too, after calls of cost 0 only, has its lifetime renewed: no harm).
   used = redis.call('INCRBY', day, cost)
-  if redis.call('TTL', day) < 0 then redis.call('EXPIRE', day, ${QUOTA_KEEP_SECONDS}) end
-  if monthlyLimit >= 0 then
-    monthUsed = redis.call('INCRBY', month, cost)
-    if redis.call('TTL', month) < 0 then redis.call('EXPIRE', month, ${MONTH_KEEP_SECONDS}) end
-  end
+  if used == cost then redis.call('EXPIRE', day, ${QUOTA_KEEP_SECONDS}) end
+  local spent = redis.call('INCRBY', month, cost)
+  if spent == cost then redis.call('EXPIRE', month, ${MONTH_KEEP_SECONDS}) end
+  if monthlyLimit >= 0 then monthUsed = spent end
   redis.call('HINCRBY', tools, tool .. ':calls', 1)
   redis.call('HINCRBY', tools, tool .. ':credits', cost)
   if redis.call('TTL', tools) < 0 then redis.call('EXPIRE', tools, ${QUOTA_KEEP_SECONDS}) end

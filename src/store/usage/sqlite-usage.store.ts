@@ -45,10 +45,17 @@ interface ToolCount {
   credits: number;
 }
 
+/** A key's credits of one day or month during a group commit: as read, and as counted since. */
+interface Tally {
+  keyId: string;
+  period: string;
+  read: number;
+  used: number;
+}
+
 /**
  * Usage counters in the embedded store, on the database's counters connection: a key's credits
- * per day (`usage_counters`), per month where a monthly limit applies (`usage_months`) and per
- * tool and day (`usage_by_tool`).
+ * per day (`usage_counters`), per month (`usage_months`) and per tool and day (`usage_by_tool`).
  */
 export class SqliteUsageStore extends UsageStore {
   private readonly stmt: Record<string, Database.Statement>;
@@ -62,27 +69,17 @@ export class SqliteUsageStore extends UsageStore {
     super();
     sqlite.ensureSchema('usage', MIGRATIONS);
     const { counters } = sqlite;
-    // One statement each: the row is created, or grown only while it stays within the limit (a
-    // first charge larger than the limit is refused before it). The VALUES form is several times
-    // faster than INSERT … SELECT.
+    // A group commit's counts are decided in memory, under its write lock, from the counters read
+    // once in it, and written once each at its end (see countBatch). The VALUES form is several
+    // times faster than INSERT … SELECT.
     this.stmt = {
-      chargeDay: counters
-        .prepare(
-          `INSERT INTO usage_counters (key_id, day, count) VALUES (?, ?, @cost)
-           ON CONFLICT(key_id, day) DO UPDATE SET count = count + @cost WHERE count + @cost <= @limit
-           RETURNING count`,
-        )
-        .pluck(),
-      chargeMonth: counters
-        .prepare(
-          `INSERT INTO usage_months (key_id, month, credits) VALUES (?, ?, @cost)
-           ON CONFLICT(key_id, month) DO UPDATE SET credits = credits + @cost
-             WHERE credits + @cost <= @limit
-           RETURNING credits`,
-        )
-        .pluck(),
-      refundMonth: counters.prepare(
-        'UPDATE usage_months SET credits = credits - ? WHERE key_id = ? AND month = ?',
+      setDay: counters.prepare(
+        `INSERT INTO usage_counters (key_id, day, count) VALUES (?, ?, ?)
+         ON CONFLICT(key_id, day) DO UPDATE SET count = excluded.count`,
+      ),
+      setMonth: counters.prepare(
+        `INSERT INTO usage_months (key_id, month, credits) VALUES (?, ?, ?)
+         ON CONFLICT(key_id, month) DO UPDATE SET credits = excluded.credits`,
       ),
       countTool: counters.prepare(
         `INSERT INTO usage_by_tool (key_id, day, tool, calls, credits) VALUES (?, ?, ?, ?, ?)
@@ -130,11 +127,11 @@ export class SqliteUsageStore extends UsageStore {
   /**
    * Counts one call, in a group commit: the counts asked for while the event loop serves one round
    * of I/O are written together, in one transaction, when that round is done (`setImmediate`).
-   * Each count is still checked and written on its own, in order, so exactly the calls that fit
-   * are allowed however many arrive at once and on however many instances; only the commit, and
-   * the per-tool counts (summed over the round), are shared. A commit takes SQLite's locks, writes
-   * a WAL frame and costs ~17 µs on a busy process, more than the rest of the count; under load one
-   * commit serves tens of calls (docs/performance.md).
+   * Each count is still checked on its own, in order, so exactly the calls that fit are allowed
+   * however many arrive at once and on however many instances; the commit, and the writes of the
+   * counters (each day's, month's and tool's once, summed over the round), are shared. A commit
+   * takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more than the
+   * rest of the count; under load one commit serves tens of calls (docs/performance.md).
    */
   consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult> {
     return new Promise((resolve, reject) => {
@@ -160,10 +157,21 @@ export class SqliteUsageStore extends UsageStore {
     batch.forEach((count, i) => count.resolve(results[i]));
   }
 
+  /**
+   * Decides a group commit's counts, in order, and writes what they counted. It runs inside the
+   * commit's `BEGIN IMMEDIATE`: no other connection or process writes the counters until it ends,
+   * so each counter read once here and counted on in memory is exact, as a conditional UPSERT per
+   * call was, at one read and one write per key and period a round instead of one write per call.
+   */
   private countBatch(batch: PendingCount[]): QuotaResult[] {
+    const days = new Map<string, Tally>();
+    const months = new Map<string, Tally>();
     const tools = new Map<string, ToolCount>();
     const results = batch.map(({ keyId, charge }) => {
-      const result = this.countOne(keyId, charge);
+      this.pruneOldUsage(charge.day);
+      const day = this.tally(days, this.stmt.usage, keyId, charge.day);
+      const month = this.tally(months, this.stmt.monthUsage, keyId, charge.month);
+      const result = decide(charge, day, month);
       if (result.allowed) {
         const at = `${keyId} ${charge.day} ${charge.tool}`;
         const count = tools.get(at) ?? {
@@ -179,44 +187,33 @@ export class SqliteUsageStore extends UsageStore {
       }
       return result;
     });
+    for (const { keyId, period, read, used } of days.values()) {
+      if (used !== read) this.stmt.setDay.run(keyId, period, used);
+    }
+    for (const { keyId, period, read, used } of months.values()) {
+      if (used !== read) this.stmt.setMonth.run(keyId, period, used);
+    }
     for (const { keyId, day, tool, calls, credits } of tools.values()) {
       this.stmt.countTool.run(keyId, day, tool, calls, credits);
     }
     return results;
   }
 
-  /** The month first (its refusal wins when both would refuse), then the day; all or nothing. */
-  private countOne(keyId: string, charge: QuotaCharge): QuotaResult {
-    const { day, month, cost, dailyLimit, monthlyLimit } = charge;
-    this.pruneOldUsage(day);
-    let monthUsed: number | null = null;
-    if (monthlyLimit !== null) {
-      const counted =
-        cost > monthlyLimit
-          ? undefined
-          : (this.stmt.chargeMonth.get(keyId, month, { cost, limit: monthlyLimit }) as
-              number | undefined);
-      if (counted === undefined) {
-        return {
-          allowed: false,
-          used: this.dayUsed(keyId, day),
-          monthUsed: this.monthUsed(keyId, month),
-          refused: 'monthly',
-        };
-      }
-      monthUsed = counted;
+  /** A key's counter of a day or month in this group commit: read at its first use. */
+  private tally(
+    tallies: Map<string, Tally>,
+    read: Database.Statement,
+    keyId: string,
+    period: string,
+  ): Tally {
+    const at = `${keyId} ${period}`;
+    let tally = tallies.get(at);
+    if (!tally) {
+      const used = (read.get(keyId, period) as number | undefined) ?? 0;
+      tally = { keyId, period, read: used, used };
+      tallies.set(at, tally);
     }
-    const limit = dailyLimit ?? Number.MAX_SAFE_INTEGER;
-    const used =
-      cost > limit
-        ? undefined
-        : (this.stmt.chargeDay.get(keyId, day, { cost, limit }) as number | undefined);
-    if (used !== undefined) return { allowed: true, used, monthUsed };
-    if (monthUsed !== null) {
-      this.stmt.refundMonth.run(cost, keyId, month);
-      monthUsed -= cost;
-    }
-    return { allowed: false, used: this.dayUsed(keyId, day), monthUsed, refused: 'daily' };
+    return tally;
   }
 
   private dayUsed(keyId: string, day: string): number {
@@ -265,4 +262,23 @@ export class SqliteUsageStore extends UsageStore {
       return days.map((day) => ({ used: totals.get(day) ?? 0, byTool: byDay.get(day) ?? {} }));
     });
   }
+}
+
+/**
+ * One call against its day's and month's credits: the month first (its refusal wins when both
+ * would refuse), then the day; charged to both, or to neither. The month is counted whether or
+ * not a monthly limit applies, so that one set mid-month meets the month's whole spend.
+ */
+function decide(charge: QuotaCharge, day: Tally, month: Tally): QuotaResult {
+  const { cost, dailyLimit, monthlyLimit } = charge;
+  const monthUsed = () => (monthlyLimit === null ? null : month.used);
+  if (monthlyLimit !== null && month.used + cost > monthlyLimit) {
+    return { allowed: false, used: day.used, monthUsed: month.used, refused: 'monthly' };
+  }
+  if (dailyLimit !== null && day.used + cost > dailyLimit) {
+    return { allowed: false, used: day.used, monthUsed: monthUsed(), refused: 'daily' };
+  }
+  day.used += cost;
+  month.used += cost;
+  return { allowed: true, used: day.used, monthUsed: monthUsed() };
 }

@@ -51,7 +51,7 @@ export interface DayUsage {
 
 /**
  * Credits counted per key: per UTC day (the daily quota and the usage history, per tool as well)
- * and per UTC month where a monthly limit applies.
+ * and per UTC month (the monthly limit, counted whether or not one applies).
  */
 export abstract class UsageStore {
   /**
