@@ -235,7 +235,10 @@ function facts(res: Response) {
     rateLimit: [h['x-ratelimit-limit'], h['x-ratelimit-remaining']],
     quota: [h['x-quota-limit'], h['x-quota-used'], h['x-quota-remaining']],
     retryAfter: h['retry-after'] === undefined ? undefined : 'set',
-    body: res.text,
+    // The two calls of a pair may straddle a second (or a minute) of the time left before a reset.
+    body: res.text
+      .replace(/Retry after \d+ seconds?/g, 'Retry after <n> seconds')
+      .replace(/Resets in \d+h \d+m/g, 'Resets in <h>h <m>m'),
   };
 }
 
