@@ -1,5 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { BoolField, IntField, StringField, StringListField } from '../validation/fields';
+import {
+  DailyLimitPatch,
+  LIMIT_BOUNDS,
+  MonthlyLimitPatch,
+  RateLimitPatch,
+} from '../limits/limit-fields';
 import { SCOPE_TEMPLATES } from './scopes';
 
 /** A key's name: 1 to this many characters, a label (no control or bidi characters). */
@@ -42,24 +48,21 @@ export class CreateApiKeyInput {
   @IntField({
     description: "Credits per UTC day (a call costs its tool's cost), beating the plan's.",
     nullable: true,
-    minimum: 0,
-    maximum: 1_000_000_000,
+    ...LIMIT_BOUNDS.daily_limit,
   })
   daily_limit?: number | null;
 
   @IntField({
     description: "Credits per UTC calendar month, beating the plan's.",
     nullable: true,
-    minimum: 0,
-    maximum: 100_000_000_000,
+    ...LIMIT_BOUNDS.monthly_limit,
   })
   monthly_limit?: number | null;
 
   @IntField({
-    description: "Calls per second, beating the plan's.",
+    description: "Calls per rate-limit window (a second by default), beating the plan's.",
     nullable: true,
-    minimum: 1,
-    maximum: 1_000_000,
+    ...LIMIT_BOUNDS.rate_limit,
   })
   rate_limit?: number | null;
 
@@ -95,29 +98,13 @@ export class UpdateApiKeyInput {
   @StringField({ description: 'Plan: free, pro or unlimited.', optional: true, maxLength: 50 })
   plan?: string;
 
-  @IntField({
-    description: "Credits per UTC day, beating the plan's; null: the plan's.",
-    nullable: true,
-    minimum: 0,
-    maximum: 1_000_000_000,
-    example: 500,
-  })
+  @DailyLimitPatch()
   daily_limit?: number | null;
 
-  @IntField({
-    description: "Credits per UTC calendar month, beating the plan's; null: the plan's.",
-    nullable: true,
-    minimum: 0,
-    maximum: 100_000_000_000,
-  })
+  @MonthlyLimitPatch()
   monthly_limit?: number | null;
 
-  @IntField({
-    description: "Calls per second, beating the plan's; null: the plan's.",
-    nullable: true,
-    minimum: 1,
-    maximum: 1_000_000,
-  })
+  @RateLimitPatch()
   rate_limit?: number | null;
 
   @BoolField({
@@ -173,7 +160,7 @@ export class ApiKeyView {
     type: 'integer',
     nullable: true,
     example: null,
-    description: "Calls per second; null: the plan's.",
+    description: "Calls per rate-limit window (a second by default); null: the plan's.",
   })
   rate_limit: number | null;
   @ApiProperty({ example: '2025-01-01T12:00:00.000Z' }) created_at: string;

@@ -18,7 +18,6 @@ import {
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
-  ApiQuery,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -26,7 +25,7 @@ import { Actor, type AuditActor } from '../audit/audit.context';
 import type { ReplyControl } from '../http/plumbing';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
-import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
+import { QuotaService } from '../limits/quota.service';
 import { Settings, SETTINGS } from '../settings/settings';
 import type { ApiKeyRecord } from '../store/keys/key.store';
 import { invalidQueryValue, queryInts } from '../validation/query';
@@ -48,7 +47,8 @@ import type { Caller } from './caller';
 import { escalates, mayManage } from './escalation';
 import { INSUFFICIENT_PERMISSIONS } from './auth.errors';
 import { decodeCursor, encodeCursor, nextLink } from './key-cursor';
-import { usageView } from './usage.controller';
+import { ApiPage } from './page.decorator';
+import { ApiUsage, historyDays, usageView } from './usage.controller';
 import { UsageView } from './usage.dto';
 
 export const KEYS_PATH = '/api/v1/auth/api-keys';
@@ -146,26 +146,7 @@ export class AuthController {
   @Get('api-keys')
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List keys' })
-  @ApiQuery({
-    name: 'cursor',
-    required: false,
-    schema: { type: 'string' },
-    description: 'From the `Link` header of the previous page.',
-  })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 1000 },
-  })
-  @ApiOkResponse({
-    type: [ApiKeyView],
-    headers: {
-      Link: {
-        description: 'While more keys remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL).',
-        schema: { type: 'string' },
-      },
-    },
-  })
+  @ApiPage(ApiKeyView, MAX_PAGE)
   @ApiErrors(400, 403)
   async list(
     @Query() query: Record<string, unknown>,
@@ -268,19 +249,13 @@ export class AuthController {
   @Get('api-keys/:id/usage')
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'getApiKeyUsage', summary: "A key's usage and history" })
-  @ApiQuery({
-    name: 'days',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_DAYS, default: 1 },
-  })
-  @ApiOkResponse({ type: UsageView })
+  @ApiUsage()
   @ApiErrors(400, 403, 404)
   async usage(
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ): Promise<UsageView> {
-    const { days } = queryInts(query, { days: { min: 1, max: HISTORY_MAX_DAYS, default: 1 } });
-    return usageView(this.quota, await this.found(id), days as number);
+    return usageView(this.quota, await this.found(id), historyDays(query));
   }
 
   /** Revokes a key: from now on it gets 401. Only a caller holding all that key holds may. */

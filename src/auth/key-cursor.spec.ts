@@ -8,6 +8,12 @@ describe('key list cursor', () => {
     expect(nextLink('/p', 2, 'abc')).toBe('</p?limit=2&cursor=abc>; rel="next"');
   });
 
+  it('carries the filters a list was asked with into its next link, leaving out those not set', () => {
+    expect(nextLink('/p', 2, 'abc', { status: 'succeeded', tool: undefined })).toBe(
+      '</p?limit=2&cursor=abc&status=succeeded>; rel="next"',
+    );
+  });
+
   it('refuses anything the service would not have issued', () => {
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     for (const bad of [

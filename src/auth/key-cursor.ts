@@ -34,7 +34,16 @@ export function decodeCursor(raw: unknown): KeyPosition | null {
   return position && { created_at: position[0], id: position[1] };
 }
 
-/** The relative `Link` to the next page. */
-export function nextLink(path: string, limit: number, cursor: string): string {
-  return `<${path}?limit=${limit}&cursor=${cursor}>; rel="next"`;
+/** The relative `Link` to the next page, with the filters the list was asked with (those set). */
+export function nextLink(
+  path: string,
+  limit: number,
+  cursor: string,
+  filters: Record<string, string | undefined> = {},
+): string {
+  let query = `limit=${limit}&cursor=${cursor}`;
+  for (const [name, value] of Object.entries(filters)) {
+    if (value !== undefined) query += `&${name}=${encodeURIComponent(value)}`;
+  }
+  return `<${path}?${query}>; rel="next"`;
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Query } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiExtraModels,
@@ -14,6 +14,22 @@ import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
 import type { LimitedKey } from '../limits/key-limits';
 import { queryInts } from '../validation/query';
 import { ToolUsageView, UsageView } from './usage.dto';
+
+/** The OpenAPI of a usage read (a key's, a principal's): its `days` of history and its view. */
+export const ApiUsage = (): MethodDecorator =>
+  applyDecorators(
+    ApiQuery({
+      name: 'days',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_DAYS, default: 1 },
+    }),
+    ApiOkResponse({ type: UsageView }),
+  );
+
+/** The `days` of history a usage read asks for: 1 to HISTORY_MAX_DAYS, 1 when absent; else 400. */
+export function historyDays(query: Record<string, unknown>): number {
+  return queryInts(query, { days: { min: 1, max: HISTORY_MAX_DAYS, default: 1 } }).days as number;
+}
 
 /** A key's usage today against its daily limit, and the last `days` UTC days. */
 export async function usageView(
@@ -50,15 +66,9 @@ export class UsageController {
   /** Today's usage of the calling key, and its history per UTC day. */
   @Get()
   @ApiOperation({ operationId: 'getUsage', summary: "The calling key's usage and history" })
-  @ApiQuery({
-    name: 'days',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_DAYS, default: 1 },
-  })
-  @ApiOkResponse({ type: UsageView })
+  @ApiUsage()
   @ApiErrors(400)
   usage(@CurrentCaller() key: Caller, @Query() query: Record<string, unknown>): Promise<UsageView> {
-    const { days } = queryInts(query, { days: { min: 1, max: HISTORY_MAX_DAYS, default: 1 } });
-    return usageView(this.quota, key, days as number);
+    return usageView(this.quota, key, historyDays(query));
   }
 }

@@ -1,17 +1,18 @@
 import { Body, Controller, Get, Inject, Param, Patch, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../audit/audit.context';
 import { CurrentCaller, Scopes } from '../auth/auth.decorators';
 import { INSUFFICIENT_PERMISSIONS } from '../auth/auth.errors';
 import type { Caller } from '../auth/caller';
 import { escalates, mayManage } from '../auth/escalation';
 import { decodePosition, encodePosition, nextLink } from '../auth/key-cursor';
-import { usageView } from '../auth/usage.controller';
+import { ApiPage } from '../auth/page.decorator';
+import { ApiUsage, historyDays, usageView } from '../auth/usage.controller';
 import { UsageView } from '../auth/usage.dto';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
 import { ApiError, ValidationFailed } from '../errors/api-error';
 import type { ReplyControl } from '../http/plumbing';
-import { HISTORY_MAX_DAYS, QuotaService } from '../limits/quota.service';
+import { QuotaService } from '../limits/quota.service';
 import { planNamed, Settings, SETTINGS } from '../settings/settings';
 import type { PrincipalChanges, PrincipalRecord } from '../store/principals/principal.store';
 import { invalidQueryValue, queryInts } from '../validation/query';
@@ -64,21 +65,7 @@ export class PrincipalsController {
   @Get()
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listPrincipals', summary: 'List OAuth principals' })
-  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: MAX_PAGE },
-  })
-  @ApiOkResponse({
-    type: [PrincipalView],
-    headers: {
-      Link: {
-        description: 'While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL).',
-        schema: { type: 'string' },
-      },
-    },
-  })
+  @ApiPage(PrincipalView, MAX_PAGE)
   @ApiErrors(400, 403)
   async list(
     @Query() query: Record<string, unknown>,
@@ -116,20 +103,14 @@ export class PrincipalsController {
   @Get(':id/usage')
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'getPrincipalUsage', summary: "A principal's usage and history" })
-  @ApiQuery({
-    name: 'days',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_DAYS, default: 1 },
-  })
-  @ApiOkResponse({ type: UsageView })
+  @ApiUsage()
   @ApiErrors(400, 403, 404)
   async usage(
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ): Promise<UsageView> {
-    const { days } = queryInts(query, { days: { min: 1, max: HISTORY_MAX_DAYS, default: 1 } });
     const record = await this.found(id);
-    return usageView(this.quota, this.limited(record), days as number);
+    return usageView(this.quota, this.limited(record), historyDays(query));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { BoolField, IntField, StringField } from '../validation/fields';
+import { DailyLimitPatch, MonthlyLimitPatch, RateLimitPatch } from '../limits/limit-fields';
+import { BoolField, StringField } from '../validation/fields';
 
 /** A PATCH of a principal: only the fields given change; null returns a field to its default. */
 export class UpdatePrincipalInput {
@@ -12,29 +13,13 @@ export class UpdatePrincipalInput {
   })
   plan?: string | null;
 
-  @IntField({
-    description: "Credits per UTC day, beating the plan's; null: the plan's.",
-    nullable: true,
-    minimum: 0,
-    maximum: 1_000_000_000,
-    example: 500,
-  })
+  @DailyLimitPatch()
   daily_limit?: number | null;
 
-  @IntField({
-    description: "Credits per UTC calendar month, beating the plan's; null: the plan's.",
-    nullable: true,
-    minimum: 0,
-    maximum: 100_000_000_000,
-  })
+  @MonthlyLimitPatch()
   monthly_limit?: number | null;
 
-  @IntField({
-    description: "Calls per rate-limit window, beating the plan's; null: the plan's.",
-    nullable: true,
-    minimum: 1,
-    maximum: 1_000_000,
-  })
+  @RateLimitPatch()
   rate_limit?: number | null;
 
   @BoolField({

@@ -10,6 +10,7 @@ import {
 import { CurrentCaller } from '../../auth/auth.decorators';
 import type { Caller } from '../../auth/caller';
 import { decodePosition, encodePosition, nextLink } from '../../auth/key-cursor';
+import { ApiPage } from '../../auth/page.decorator';
 import { hasScope } from '../../auth/scopes';
 import { ApiErrors, KEYED_ERRORS } from '../../docs/api-errors';
 import { ApiError } from '../../errors/api-error';
@@ -47,21 +48,7 @@ export class InvocationsController {
     required: false,
     schema: { type: 'string', enum: [...INVOCATION_STATUSES] },
   })
-  @ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' } })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: MAX_PAGE },
-  })
-  @ApiOkResponse({
-    type: [InvocationView],
-    headers: {
-      Link: {
-        description: 'While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL).',
-        schema: { type: 'string' },
-      },
-    },
-  })
+  @ApiPage(InvocationView, MAX_PAGE)
   @ApiErrors(400)
   async list(
     @CurrentCaller() caller: Caller,
@@ -87,13 +74,11 @@ export class InvocationsController {
     });
     if (records.length > page) {
       const last = records[page - 1];
-      const statusQuery = status === undefined ? '' : `&status=${status as string}`;
       res.header(
         'Link',
-        nextLink(INVOCATIONS_PATH, page, encodePosition(last.created_at, last.id)).replace(
-          '>;',
-          `${statusQuery}>;`,
-        ),
+        nextLink(INVOCATIONS_PATH, page, encodePosition(last.created_at, last.id), {
+          status: status as string | undefined,
+        }),
       );
     }
     return records.slice(0, page).map(invocationView);
