@@ -3,7 +3,7 @@ import proxyAddr from 'proxy-addr';
 import * as z from 'zod/v4';
 import { claimName, issuers, list, publicUrl } from './oauth.schema';
 import { SettingsError } from './settings.error';
-import { originOf, refuse, unset } from './variables';
+import { commaEntries, originOf, refuse, unset } from './variables';
 
 export { originOf };
 
@@ -33,10 +33,7 @@ const origins = z
   .string()
   .optional()
   .transform((raw, ctx) => {
-    const entries = (raw ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
+    const entries = commaEntries(raw);
     const normal: string[] = [];
     for (const entry of entries) {
       const origin = entry === '*' ? entry : originOf(entry);
@@ -94,10 +91,7 @@ const hostPorts = z
   .optional()
   .transform((raw, ctx): HostPort[] | undefined => {
     if (unset(raw)) return undefined;
-    const entries = raw
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
+    const entries = commaEntries(raw);
     if (!entries.length) return refuse(ctx, 'must list host:port entries');
     const nodes: HostPort[] = [];
     for (const entry of entries) {

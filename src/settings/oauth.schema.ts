@@ -1,5 +1,5 @@
 import * as z from 'zod/v4';
-import { originOf, refuse, unset } from './variables';
+import { commaEntries, originOf, refuse, unset } from './variables';
 
 /** The OAuth variables' types (docs/oauth.md), part of EnvironmentSchema. */
 
@@ -28,10 +28,7 @@ export const issuers = z
   .string()
   .optional()
   .transform((raw, ctx) => {
-    const entries = (raw ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
+    const entries = commaEntries(raw);
     for (const entry of entries) {
       let url: URL | undefined;
       try {
@@ -53,12 +50,7 @@ export const issuers = z
 export const list = z
   .string()
   .optional()
-  .transform((raw) =>
-    (raw ?? '')
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean),
-  );
+  .transform((raw) => commaEntries(raw));
 
 /** A JWT claim's name. */
 export const claimName = z

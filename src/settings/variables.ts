@@ -4,6 +4,14 @@ import * as z from 'zod/v4';
 export const unset = (raw: string | undefined): raw is undefined | '' =>
   raw === undefined || raw === '';
 
+/** The entries of a comma-separated variable: trimmed, empty ones dropped (none when unset). */
+export function commaEntries(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
 /** A refusal of the variable's value, in the one-line form (the variable's name is added before it). */
 export function refuse(ctx: z.RefinementCtx, message: string): never {
   ctx.addIssue({ code: 'custom', message });
