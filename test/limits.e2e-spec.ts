@@ -34,6 +34,9 @@ describe('daily quota (e2e)', () => {
     }
     const refused = await greet(key);
     expect(refused.status).toBe(402);
+    // The refusal kept its rate count, and says where the rate counter stands, as every answer.
+    expect(refused.headers['x-ratelimit-limit']).toBe('100');
+    expect(refused.headers['x-ratelimit-remaining']).toBe('96');
     const match = QUOTA_TEXT.exec(refused.body.detail as string);
     expect(match).not.toBeNull();
     const [, used, limit, hours, minutes] = match!.map(Number);

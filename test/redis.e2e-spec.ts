@@ -175,6 +175,46 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     }
   });
 
+  it('costs an MCP tools/call alone in its POST the key read and one script', async () => {
+    const key = await a.createKey({ plan: 'unlimited', daily_limit: 1000 });
+    const call = (id: number) =>
+      a
+        .http()
+        .post('/mcp')
+        .set(bearer(key))
+        .set('Accept', 'application/json, text/event-stream')
+        .send({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'greet', arguments: { name: 'Ada' } },
+        });
+    expect((await call(0)).status).toBe(200);
+    const raw = new Redis(redis.url);
+    const monitor = await raw.monitor();
+    const sent: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') sent.push(args[0].toLowerCase());
+    });
+    try {
+      for (let i = 1; i <= 5; i++) {
+        const answer = await call(i);
+        expect(answer.status).toBe(200);
+        expect(answer.body.result.isError).toBeUndefined();
+        expect(answer.headers['x-ratelimit-remaining']).toBeDefined();
+        expect(answer.headers['x-quota-used']).toBe(String(i + 1));
+      }
+      await until(() => sent.length >= 10, 'the commands of 5 calls');
+      // The POST's key read fresh (a transport's own authentication), then its one message's rate
+      // window and quota counted together, as a REST call's: not a rate script and a quota script.
+      expect(sent).toEqual(Array(5).fill(['hgetall', 'evalsha']).flat());
+      expect((await usage(b, key)).used).toBe(6);
+    } finally {
+      monitor.disconnect();
+      raw.disconnect();
+    }
+  });
+
   it('answers 503 when Redis stops answering, and serves again once it answers', async () => {
     const key = await a.createKey({ plan: 'unlimited' });
     expect((await greet(a, key)).status).toBe(200);

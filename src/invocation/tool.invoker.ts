@@ -3,6 +3,7 @@ import { callerActor } from '../audit/audit.context';
 import type { ApiRequest, Caller } from '../auth/caller';
 import { answerOf } from '../errors/all-exceptions.filter';
 import { ApiError, IdempotentReplay, InputRefused } from '../errors/api-error';
+import { rateHeaders } from '../limits/rate-limit.headers';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../http/body';
 import { HttpExchange } from '../http/http-exchange';
 import { Accounting } from '../limits/accounting';
@@ -128,6 +129,12 @@ export class ToolInvoker extends ToolRunner {
     } catch (error) {
       // Counted like the REST call that would have answered this status.
       const status = error instanceof HttpException ? error.getStatus() : 500;
+      if (caller.ratePaid === false) {
+        // A call that counts its POST's rate: refused, the POST is, and counted with its answer;
+        // else the POST carries the rate count the refusal kept (a 402's), as a prepaid POST would.
+        if (status === 429) throw error;
+        if (error instanceof ApiError) rateHeaders(error.headers, answer.headers);
+      }
       if (status === 429) this.metrics?.observeRateLimited('key');
       this.metrics?.observeToolCall(tool.name, status);
       throw error;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiError } from '../errors/api-error';
 import type { LimitedKey } from './key-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
 import type { QuotaCharge } from '../store/usage/usage.store';
@@ -77,7 +78,13 @@ export class Accounting {
     const headers: Headers = counted.headers;
     let state: QuotaState | undefined;
     if (counted.quota) {
-      state = this.quota.settle(credits, counted.quota);
+      try {
+        state = this.quota.settle(credits, counted.quota);
+      } catch (refusal) {
+        // A 402 keeps its rate count, and its answer carries it, as every counted answer does.
+        if (refusal instanceof ApiError) Object.assign(refusal.headers, headers);
+        throw refusal;
+      }
       quotaHeaders(state, headers);
     }
     return { charge: new Charge(key, tool, 'counted', credits, state), headers };

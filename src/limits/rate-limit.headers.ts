@@ -10,6 +10,16 @@ export function rateLimitState(limit: number, remaining: number, resetSeconds: n
   };
 }
 
+const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+
+/** The X-RateLimit-* of `from` (a refusal's headers), copied into `to`. */
+export function rateHeaders(
+  from: Record<string, string | number>,
+  to: Record<string, string | number>,
+): void {
+  for (const name of RATE_HEADERS) if (from[name] !== undefined) to[name] = from[name];
+}
+
 /** The headers of a limited answer: how long to wait and where the counter stands. */
 export function rateLimitHeaders(limit: number, remaining: number, resetSeconds: number) {
   const wait = Math.max(1, Math.ceil(resetSeconds));

@@ -33,7 +33,9 @@ export const MCP_PATH = 'mcp';
  * `POST /mcp`: MCP over Streamable HTTP, stateless, both eras (2026-07-28 and the 2025 revisions).
  * Every request is authenticated by the global guard and needs `services:execute`. Every JSON-RPC
  * message of the POST, notifications included, counts once against the key's rate limit, all or
- * nothing, before any runs (Accounting.prepay: a batch of 100 is 100 messages). A batch
+ * nothing, before any runs (Accounting.prepay: a batch of 100 is 100 messages); a POST of one
+ * tools/call that the lean path answers counts it in the call's own rate step, with its credits
+ * (one round trip on Redis besides the key's read, as REST). A batch
  * with two requests of one id, and a message with an oversized `_meta`, are refused whole before
  * anything runs (mcp-messages.ts). The tools/calls of a batch run one after the other, each
  * authenticated as a request of its own: a key revoked during a batch stops the calls not yet
@@ -75,18 +77,25 @@ export class McpController {
         scopes: [toolScope(forbidden)],
       });
     }
-    // Every message before any runs, all or none (over HTTP a refusal is the POST's 429). A POST
-    // of no message at all (an empty batch, a bare value) still costs one.
-    const headers = await this.accounting.prepay(key, Math.max(1, messages.length));
-    for (const [name, value] of Object.entries(headers)) {
-      this.exchange.setHeader(reply, name, value);
-    }
+    const nodeReq = this.exchange.nodeRequest(req);
+    const lean = messages.length === 1 ? this.lean.take(req.body, nodeReq.headers) : undefined;
     const refused = oversizedMeta(messages) ?? malformedInitialize(req.body);
+    // One tools/call that the lean path answers counts its rate with its credits, in one step of
+    // the store, as a REST call does. Any other POST pays every message's rate before any runs,
+    // all or none (over HTTP a refusal is the POST's 429); one of no message at all (an empty
+    // batch, a bare value) still costs one.
+    const ownRate = !refused && lean !== undefined && this.lean.reachesRateStep(lean);
+    if (!ownRate) {
+      const headers = await this.accounting.prepay(key, Math.max(1, messages.length));
+      for (const [name, value] of Object.entries(headers)) {
+        this.exchange.setHeader(reply, name, value);
+      }
+    }
     if (refused) return this.refuse(req, reply, refused);
     // A 2025 client cancels a call of another POST by its request id (this instance's only).
     this.cancels.cancelAll(key.id, messages);
     const authorization = this.exchange.headerValues(req, 'authorization');
-    const { req: nodeReq, res } = this.exchange.takeOver(req, reply);
+    const nodeRes = this.exchange.nodeResponse(reply);
     let calls = 0;
     const callerOf = (): ToolCaller => ({
       transport: 'mcp-http',
@@ -94,35 +103,38 @@ export class McpController {
       authorization,
       client: req.ip ?? 'unknown',
       requestId: req.id,
-      ratePaid: true,
+      ratePaid: !ownRate,
       // The POST's own authentication serves its first call; each later one authenticates again.
       caller: calls++ === 0 ? key : undefined,
-      // A call's quota headers are the answer's.
-      onAnswer: (answer) => setHeaders(res, answer.headers),
+      // A call's quota headers (and, counting its own rate, its rate headers) are the answer's.
+      onAnswer: (answer) => setHeaders(nodeRes, answer.headers),
     });
     const logFields = () => requestLogFields(nodeReq, key);
     const track = (requestId: string | number, control: CallControl) =>
       this.cancels.register(key.id, requestId, control);
-    const lean = await this.lean.answer(req.body, nodeReq.headers, {
-      caller: callerOf,
-      who: key,
-      logFields,
-      // The client closing the POST before its answer stops the call.
-      watchClient: (control) => {
-        const gone = () => {
-          if (!res.writableFinished) control.stop('client-gone');
-        };
-        res.once('close', gone);
-        return () => res.off('close', gone);
-      },
-      track,
-    });
     if (lean) {
-      res.statusCode = lean.status;
+      // Taken over once answered: a call's rate refusal is thrown, and answered as any 429.
+      const answer = await this.lean.answer(lean, {
+        caller: callerOf,
+        who: key,
+        logFields,
+        // The client closing the POST before its answer stops the call.
+        watchClient: (control) => {
+          const gone = () => {
+            if (!nodeRes.writableFinished) control.stop('client-gone');
+          };
+          nodeRes.once('close', gone);
+          return () => nodeRes.off('close', gone);
+        },
+        track,
+      });
+      const { res } = this.exchange.takeOver(req, reply);
+      res.statusCode = answer.status;
       res.setHeader('content-type', 'application/json');
-      res.end(lean.body);
+      res.end(answer.body);
       return;
     }
+    const { res } = this.exchange.takeOver(req, reply);
     await this.entry.handle(nodeReq, res, req.body ?? null, {
       callerOf,
       who: () => Promise.resolve(key),

@@ -12,9 +12,10 @@ import { CallControl } from '../invocation/runtime/call-control';
 import type { Caller } from '../auth/caller';
 import type { ToolCaller } from '../invocation/tool.invoker';
 import { Settings, SETTINGS } from '../settings/settings';
-import { isPlainObject } from '../validation/validation.pipe';
+import { MAX_BODY_DEPTH } from '../http/body';
+import { isPlainObject, nestedDeeperThan } from '../validation/validation.pipe';
 import { SERVER_NAME } from './mcp.server';
-import { LogFields, McpTools, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.tools';
+import { LogFields, McpTools, PostRefused, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.tools';
 
 /** The MCP revision of the per-request envelope this service serves. */
 export const MODERN_REVISION = '2026-07-28';
@@ -38,7 +39,7 @@ export interface LeanAnswer {
 }
 
 /** A message the lean path answers: which era, which method, with what. */
-type Recognized =
+export type LeanMessage =
   | { era: 'modern' | 'legacy'; id: string | number; method: 'tools/list' }
   | { era: 'modern' | 'legacy'; id: string | number; method: 'tools/call'; params: ToolCallParams };
 
@@ -126,7 +127,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
  * tells it (the envelope in `_meta`, else 2025), the 2026-07-28 headers equal to the body, the
  * 2025 transport's media types. Anything else is undefined: the SDK answers it.
  */
-function recognize(body: unknown, headers: IncomingHttpHeaders): Recognized | undefined {
+function recognize(body: unknown, headers: IncomingHttpHeaders): LeanMessage | undefined {
   if (!isPlainObject(body) || body.jsonrpc !== '2.0') return;
   const { id, method } = body;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return;
@@ -180,15 +181,30 @@ export class McpLeanPath {
     this.serverInfo = { name: SERVER_NAME, version: settings.version };
   }
 
-  /** The answer to the POST, or undefined when the SDK is to answer it. */
-  async answer(
-    body: unknown,
-    headers: IncomingHttpHeaders,
-    scope: LeanScope,
-  ): Promise<LeanAnswer | undefined> {
+  /** The POST's one message, when the lean path answers it; undefined, the SDK is to. */
+  take(body: unknown, headers: IncomingHttpHeaders): LeanMessage | undefined {
     if (!this.enabled) return;
     const message = recognize(body, headers);
-    if (!message) return;
+    // A 2026-07-28 call of a tool that always runs in the background is refused by the SDK's
+    // entry (-32021, the client did not declare tasks): its answer, not the lean path's.
+    if (message?.method === 'tools/call' && message.era === 'modern') {
+      if (this.tools.runsInBackground(message.params.name)) return;
+    }
+    return message;
+  }
+
+  /**
+   * Whether the message's call reaches the pipeline's rate step whatever it carries (a registered
+   * tool, arguments within the depth limit), so that its rate may be counted there with its
+   * credits, in one step of the store, as a REST call's.
+   */
+  reachesRateStep(message: LeanMessage): boolean {
+    if (message.method !== 'tools/call' || !this.tools.knows(message.params.name)) return false;
+    return !nestedDeeperThan(message.params.arguments, MAX_BODY_DEPTH);
+  }
+
+  /** The answer to the message `take` returned. */
+  async answer(message: LeanMessage, scope: LeanScope): Promise<LeanAnswer> {
     if (message.method === 'tools/list') {
       return this.result(message, this.tools.list(scope.who), {
         ttlMs: TOOLS_LIST_TTL_MS,
@@ -196,9 +212,6 @@ export class McpLeanPath {
       });
     }
     const modern = message.era === 'modern';
-    // A 2026-07-28 call of a tool that always runs in the background is refused by the SDK's
-    // entry (-32021, the client did not declare tasks): its answer, not the lean path's.
-    if (modern && this.tools.runsInBackground(message.params.name)) return;
     // Watched only once it turns out not to end at once: the client closing the POST stops it;
     // a 2025 client may cancel it with notifications/cancelled (2026-07-28 closes the stream).
     const watch = (control: CallControl) => {
@@ -220,6 +233,8 @@ export class McpLeanPath {
       );
       return this.result(message, result);
     } catch (error) {
+      // A call that counts its own rate, refused by it: the POST's 429, as a prepaid POST's.
+      if (error instanceof PostRefused) throw error.refusal;
       return this.error(message.id, error);
     }
   }
@@ -229,7 +244,7 @@ export class McpLeanPath {
    * hints, then `serverInfo`, after the handler's own fields.
    */
   private result(
-    message: Recognized,
+    message: LeanMessage,
     fields: object & { _meta?: object },
     cache: object = {},
   ): LeanAnswer {

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { HttpException, Injectable, Logger } from '@nestjs/common';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { errorAnswer, STATUS_TEXT } from '../errors/all-exceptions.filter';
@@ -68,6 +68,16 @@ function withQuota(result: CallToolResult, quota: QuotaState | undefined): CallT
   };
 }
 
+/**
+ * The rate refusal of a call whose POST left its rate to it (McpController): the POST's HTTP 429,
+ * as a POST that paid its messages' rate up front is refused, not an `isError` result.
+ */
+export class PostRefused extends Error {
+  constructor(readonly refusal: HttpException) {
+    super(refusal.message);
+  }
+}
+
 function unknownTool(name: string): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
@@ -92,6 +102,11 @@ export class McpTools {
     private readonly tasks: McpTasks,
     private readonly toolList: McpToolList,
   ) {}
+
+  /** Whether a tool of that name is registered. */
+  knows(name: string): boolean {
+    return this.registry.get(name) !== undefined;
+  }
 
   /** Whether the tool always runs in the background (a task for a client of the extension). */
   runsInBackground(name: string): boolean {
@@ -144,6 +159,13 @@ export class McpTools {
       }
       return withQuota(success(outcome.answer), quota);
     } catch (error) {
+      if (
+        caller.ratePaid === false &&
+        error instanceof HttpException &&
+        error.getStatus() === 429
+      ) {
+        throw new PostRefused(error);
+      }
       // Arguments that fail validation are a result the model can read and correct (MCP spec).
       if (error instanceof ValidationFailed) return withQuota(failure(error.issues), quota);
       const answer = errorAnswer(error, this.logger, `MCP tool ${name}`, logFields);
