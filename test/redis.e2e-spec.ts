@@ -2,6 +2,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Redis from 'ioredis';
 import type { Response } from 'supertest';
+import { hashApiKey } from '../src/auth/api-key';
 import { KeyRateLimiter } from '../src/limits/key-rate-limiter';
 import { ApiKeyRecord, KeyStore } from '../src/store/keys/key.store';
 import { OverrideStore } from '../src/store/overrides/override.store';
@@ -209,6 +210,35 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       // window and quota counted together, as a REST call's: not a rate script and a quota script.
       expect(sent).toEqual(Array(5).fill(['hgetall', 'evalsha']).flat());
       expect((await usage(b, key)).used).toBe(6);
+    } finally {
+      monitor.disconnect();
+      raw.disconnect();
+    }
+  });
+
+  it('shares one read of a key among the fresh reads asked together, never an earlier one', async () => {
+    const key = await a.createKey({ plan: 'free', name: 'shared-read' });
+    const hash = hashApiKey(key);
+    const store = a.app.get(KeyStore);
+    const raw = new Redis(redis.url);
+    const monitor = await raw.monitor();
+    const sent: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') sent.push(args[0].toLowerCase());
+    });
+    try {
+      const reads = await Promise.all(
+        Array.from({ length: 20 }, () => store.findKeyByHash(hash, { fresh: true })),
+      );
+      expect(reads.every((r) => r?.name === 'shared-read' && Object.isFrozen(r))).toBe(true);
+      await until(() => sent.includes('hgetall'), 'the read');
+      // A change made elsewhere after that read is seen by the next fresh read.
+      const id = reads[0]!.id;
+      await b.app.get(KeyStore).updateKey(id, { plan: 'pro' });
+      expect((await store.findKeyByHash(hash, { fresh: true }))?.plan).toBe('pro');
+      await until(() => sent.filter((c) => c === 'hgetall').length >= 3, 'the later reads');
+      // 20 fresh reads, one HGETALL; b's update (its own read back), and the read after it.
+      expect(sent.filter((c) => c === 'hgetall')).toHaveLength(3);
     } finally {
       monitor.disconnect();
       raw.disconnect();

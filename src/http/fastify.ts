@@ -256,8 +256,11 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
 function takeOver(req: object, res: object): NodeExchange {
   const request = req as FastifyRequest;
   const reply = res as FastifyReply;
+  const raw = reply.raw;
+  // getHeaders() holds the Node response's own (helmet's, set there by setAll) besides Fastify's:
+  // set again only what differs, not a dozen headers validated anew on every MCP POST.
   for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (value !== undefined) reply.raw.setHeader(name, value);
+    if (value !== undefined && raw.getHeader(name) !== value) raw.setHeader(name, value);
   }
   (request.raw as NodeRequest).caller = (request as unknown as RequestScope).caller;
   reply.hijack();

@@ -94,6 +94,9 @@ export class RedisKeyStore extends KeyStore {
   /** Records as last read, by key id, until when they may be used (see `findKeyByHash`). */
   private readonly kept = new Map<string, { record: ApiKeyRecord; until: number }>();
 
+  /** The next read of a key's record, by id, not yet sent: whoever asks before it goes joins it. */
+  private readonly nextRead = new Map<string, Promise<ApiKeyRecord | undefined>>();
+
   constructor(private readonly redis: RedisDatabase) {
     super();
     redis.define(RECORD_SCRIPTS);
@@ -168,19 +171,38 @@ export class RedisKeyStore extends KeyStore {
     }
     const id = known ?? (await redisCall(this.client.get(RedisKeys.hashLookup(hash))));
     if (id === null) return undefined;
-    const record = await this.findKeyById(id);
+    const record = await this.readShared(id);
     if (!record || !opens(record, hash)) {
       this.idsByHash.delete(hash);
       return undefined;
     }
     // Only hashes and records of live keys are kept, so unknown tokens cannot grow them.
     if (this.kept.size >= MAX_KNOWN_HASHES) this.kept.clear();
-    this.kept.set(id, { record: Object.freeze(record), until: Date.now() + KEPT_RECORD_MS });
+    this.kept.set(id, { record, until: Date.now() + KEPT_RECORD_MS });
     if (known === undefined) {
       if (this.idsByHash.size >= MAX_KNOWN_HASHES) this.idsByHash.clear();
       this.idsByHash.set(hash, id);
     }
     return record;
+  }
+
+  /**
+   * The key's record as read after the caller asked: the read is sent once this turn of the event
+   * loop has run (setImmediate), and every caller that asks before then shares it. An MCP POST reads
+   * its key afresh (McpController); under load the POSTs of one key that arrive together cost one
+   * HGETALL, not one each (docs/scaling.md). Shared, so frozen.
+   */
+  private readShared(id: string): Promise<ApiKeyRecord | undefined> {
+    let read = this.nextRead.get(id);
+    if (!read) {
+      read = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        this.nextRead.delete(id);
+        const record = await this.findKeyById(id);
+        return record && Object.freeze(record);
+      });
+      this.nextRead.set(id, read);
+    }
+    return read;
   }
 
   async findKeyById(id: string): Promise<ApiKeyRecord | undefined> {
