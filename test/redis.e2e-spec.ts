@@ -24,6 +24,26 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
+/**
+ * The commands the instances send to Redis from now on (MONITOR), not those scripts run inside
+ * it (their source says 'lua'), lower-cased; `stop` ends the watch.
+ */
+async function watchCommands(url: string): Promise<{ sent: string[]; stop: () => void }> {
+  const raw = new Redis(url);
+  const monitor = await raw.monitor();
+  const sent: string[] = [];
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source !== 'lua') sent.push(args[0].toLowerCase());
+  });
+  return {
+    sent,
+    stop: () => {
+      monitor.disconnect();
+      raw.disconnect();
+    },
+  };
+}
+
 const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 
 const STORE_DOWN =
@@ -157,13 +177,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
   it('costs one Redis command per tool call once an instance has served the key', async () => {
     const key = await a.createKey({ plan: 'unlimited', daily_limit: 1000 });
     expect((await greet(a, key)).status).toBe(200);
-    // What the instances send, not what scripts run inside Redis (their commands say 'lua').
-    const raw = new Redis(redis.url);
-    const monitor = await raw.monitor();
-    const sent: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua') sent.push(args[0].toLowerCase());
-    });
+    const { sent, stop } = await watchCommands(redis.url);
     try {
       for (let i = 0; i < 10; i++) expect((await greet(a, key)).status).toBe(200);
       await until(() => sent.length >= 10, 'the commands of 10 calls');
@@ -171,8 +185,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       expect(sent).toEqual(Array(10).fill('evalsha'));
       expect((await usage(b, key)).used).toBe(11);
     } finally {
-      monitor.disconnect();
-      raw.disconnect();
+      stop();
     }
   });
 
@@ -191,12 +204,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
           params: { name: 'greet', arguments: { name: 'Ada' } },
         });
     expect((await call(0)).status).toBe(200);
-    const raw = new Redis(redis.url);
-    const monitor = await raw.monitor();
-    const sent: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua') sent.push(args[0].toLowerCase());
-    });
+    const { sent, stop } = await watchCommands(redis.url);
     try {
       for (let i = 1; i <= 5; i++) {
         const answer = await call(i);
@@ -211,8 +219,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       expect(sent).toEqual(Array(5).fill(['hgetall', 'evalsha']).flat());
       expect((await usage(b, key)).used).toBe(6);
     } finally {
-      monitor.disconnect();
-      raw.disconnect();
+      stop();
     }
   });
 
@@ -220,12 +227,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     const key = await a.createKey({ plan: 'free', name: 'shared-read' });
     const hash = hashApiKey(key);
     const store = a.app.get(KeyStore);
-    const raw = new Redis(redis.url);
-    const monitor = await raw.monitor();
-    const sent: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua') sent.push(args[0].toLowerCase());
-    });
+    const { sent, stop } = await watchCommands(redis.url);
     try {
       const reads = await Promise.all(
         Array.from({ length: 20 }, () => store.findKeyByHash(hash, { fresh: true })),
@@ -240,8 +242,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       // 20 fresh reads, one HGETALL; b's update (its own read back), and the read after it.
       expect(sent.filter((c) => c === 'hgetall')).toHaveLength(3);
     } finally {
-      monitor.disconnect();
-      raw.disconnect();
+      stop();
     }
   });
 
