@@ -10,9 +10,16 @@ import { Accounting } from '../limits/accounting';
 import { MetricsService } from '../metrics/metrics.service';
 import type { InvocationRecord } from '../store/invocations/invocation.store';
 import { ToolRunner } from '../tools/tool-runner';
-import { Accepted, asJsonBody, CallIo, replayedAnswer, ToolCaller } from './runtime/call-io';
+import {
+  Accepted,
+  asJsonBody,
+  CallIo,
+  PostRefused,
+  replayedAnswer,
+  ToolCaller,
+} from './runtime/call-io';
 
-export { Accepted, type CallIo, type ToolCaller } from './runtime/call-io';
+export { Accepted, type CallIo, PostRefused, type ToolCaller } from './runtime/call-io';
 import { ANY_TOOL_SCOPE, toolScope } from '../auth/scopes';
 import { RegisteredTool, ToolRegistry } from '../tools/tool.registry';
 import { ApiValidationPipe, nestedDeeperThan } from '../validation/validation.pipe';
@@ -140,7 +147,7 @@ export class ToolInvoker extends ToolRunner {
       if (caller.ratePaid === false) {
         // A call that counts its POST's rate: refused, the POST is, and counted with its answer;
         // else the POST carries the rate count the refusal kept (a 402's), as a prepaid POST would.
-        if (status === 429) throw error;
+        if (error instanceof HttpException && status === 429) throw new PostRefused(error);
         if (error instanceof ApiError) rateHeaders(error.headers, answer.headers);
       }
       if (status === 429) this.metrics?.observeRateLimited('key');

@@ -15,7 +15,8 @@ import { Settings, SETTINGS } from '../settings/settings';
 import { MAX_BODY_DEPTH } from '../http/body';
 import { isPlainObject, nestedDeeperThan } from '../validation/validation.pipe';
 import { SERVER_NAME } from './mcp.server';
-import { LogFields, McpTools, PostRefused, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.tools';
+import { PostRefused } from '../invocation/tool.invoker';
+import { LogFields, McpTools, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.tools';
 
 /** The MCP revision of the per-request envelope this service serves. */
 export const MODERN_REVISION = '2026-07-28';

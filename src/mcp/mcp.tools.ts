@@ -1,4 +1,4 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { errorAnswer, STATUS_TEXT } from '../errors/all-exceptions.filter';
@@ -7,7 +7,7 @@ import { MCP_IDEMPOTENCY_META } from '../invocation/idempotency';
 import { CallControl } from '../invocation/runtime/call-control';
 import { newInvocationId } from '../invocation/runtime/long-calls';
 import type { AnswerFacts } from '../invocation/call';
-import { Accepted, CallIo, ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
+import { Accepted, CallIo, PostRefused, ToolCaller, ToolInvoker } from '../invocation/tool.invoker';
 import type { QuotaState } from '../limits/quota.service';
 import { ToolRegistry } from '../tools/tool.registry';
 import { echoedName } from '../validation/issues';
@@ -66,16 +66,6 @@ function withQuota(result: CallToolResult, quota: QuotaState | undefined): CallT
     },
     ...result,
   };
-}
-
-/**
- * The rate refusal of a call whose POST left its rate to it (McpController): the POST's HTTP 429,
- * as a POST that paid its messages' rate up front is refused, not an `isError` result.
- */
-export class PostRefused extends Error {
-  constructor(readonly refusal: HttpException) {
-    super(refusal.message);
-  }
 }
 
 function unknownTool(name: string): ProtocolError {
@@ -159,13 +149,8 @@ export class McpTools {
       }
       return withQuota(success(outcome.answer), quota);
     } catch (error) {
-      if (
-        caller.ratePaid === false &&
-        error instanceof HttpException &&
-        error.getStatus() === 429
-      ) {
-        throw new PostRefused(error);
-      }
+      // The POST's own refusal, for its transport to answer.
+      if (error instanceof PostRefused) throw error;
       // Arguments that fail validation are a result the model can read and correct (MCP spec).
       if (error instanceof ValidationFailed) return withQuota(failure(error.issues), quota);
       const answer = errorAnswer(error, this.logger, `MCP tool ${name}`, logFields);

@@ -1,3 +1,4 @@
+import type { HttpException } from '@nestjs/common';
 import type { ValidationIssue } from '../../common/validation-issue';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../../errors/api-error';
 import type { InvocationRecord } from '../../store/invocations/invocation.store';
@@ -12,6 +13,16 @@ import type { CallControl } from './call-control';
 export type ToolCaller = Omit<Call, 'scopes' | 'tool' | 'bearerErrorCodes' | 'body'> & {
   onAnswer?: (answer: AnswerFacts) => void;
 };
+
+/**
+ * The rate refusal of a call whose transport left the rate to it (`ratePaid: false`: an MCP POST of
+ * one tools/call): the transport's own refusal (the POST's HTTP 429), not the call's result.
+ */
+export class PostRefused extends Error {
+  constructor(readonly refusal: HttpException) {
+    super(refusal.message);
+  }
+}
 
 /** How a transport runs one tool call: its controls, where its progress goes, in the background or not. */
 export interface CallIo {
