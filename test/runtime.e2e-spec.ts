@@ -328,13 +328,17 @@ describe('A runtime for real tools: instances and shutdown (e2e)', () => {
     try {
       const { key, id } = await a.createKeyWithId({ plan: 'pro', rate_limit: 1000 });
       narrowGate.close();
+      let answered = 0;
       const send = (app: TestApp, i: number) =>
         app
           .http()
           .post('/api/v1/services/narrow')
           .set(bearer(key))
           .send({ label: `i${i}` })
-          .then((res) => res);
+          .then((res) => {
+            answered++;
+            return res;
+          });
       const calls = [
         ...Array.from({ length: 5 }, (_, i) => send(a, i)),
         ...Array.from({ length: 5 }, (_, i) => send(b, i)),
@@ -342,6 +346,12 @@ describe('A runtime for real tools: instances and shutdown (e2e)', () => {
       await until(
         () => probe.narrowRuns,
         (runs) => runs >= 2,
+      );
+      // Every call has arrived and been decided while the gate holds the slots: the six refused
+      // are answered (on a loaded machine some arrive after the first two runs start).
+      await until(
+        () => answered,
+        (n) => n >= 6,
       );
       narrowGate.release();
       const statuses = (await Promise.all(calls)).map((res) => res.status).sort();
