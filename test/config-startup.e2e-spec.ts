@@ -11,20 +11,30 @@ import { ConfigurationService } from '../src/configuration/configuration.service
 import { baseEnv, LogCapture, startApp, tempDataDir } from './support/app';
 import { writeConfigFile } from './support/config';
 
-/** The built server (dist/main.js) started with only this environment: its exit code and output lines. */
-async function startBuilt(
-  env: Record<string, string>,
-): Promise<{ code: number | null; lines: string[] }> {
+/**
+ * The built server (dist/main.js, as `npm start` runs it; globalSetup builds it) started with only
+ * this environment (a fresh DATA_DIR unless it names one), in a directory of its own: the process
+ * and all it has written so far, stdout and stderr.
+ */
+function spawnBuilt(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
     cwd: tempDataDir(),
     env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDataDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  return { child, output: () => output };
+}
+
+/** The built server started with only this environment: its exit code and output lines. */
+async function startBuilt(
+  env: Record<string, string>,
+): Promise<{ code: number | null; lines: string[] }> {
+  const { child, output } = spawnBuilt(env);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, lines: output.trim().split('\n') };
+  return { code, lines: output().trim().split('\n') };
 }
 
 describe('start-up stops on an invalid CONFIG_FILE or environment (e2e)', () => {
@@ -127,13 +137,7 @@ describe('the server process and its configuration (e2e)', () => {
     const port = await freePort();
     const dataDir = tempDataDir();
     const configFile = writeConfigFile(dataDir, `server:\n  host: 127.0.0.1\n  port: ${port}\n`);
-    // The built server (as `npm start` runs it; globalSetup builds it), not src/ through ts-node:
-    // the same code, without seconds of compiling.
-    const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-      cwd: join(__dirname, '..'),
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, CONFIG_FILE: configFile },
-      stdio: 'ignore',
-    });
+    const { child } = spawnBuilt({ DATA_DIR: dataDir, CONFIG_FILE: configFile });
     expect(await firstAnswer(child, port)).toBe(401);
   });
 
@@ -141,22 +145,15 @@ describe('the server process and its configuration (e2e)', () => {
     'serves on HTTP_ADAPTER=%s from the built server, and its start-up line names it',
     async (adapter) => {
       const port = await freePort();
-      const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
-        cwd: tempDataDir(),
-        env: {
-          PATH: process.env.PATH ?? '',
-          ...baseEnv(),
-          DATA_DIR: tempDataDir(),
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          HTTP_ADAPTER: adapter,
-        },
-        stdio: ['ignore', 'pipe', 'ignore'],
+      const { child, output } = spawnBuilt({
+        ...baseEnv(),
+        DATA_DIR: tempDataDir(),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        HTTP_ADAPTER: adapter,
       });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       expect(await firstAnswer(child, port)).toBe(401);
-      expect(output).toContain(`Listening on http://127.0.0.1:${port} with ${adapter}`);
+      expect(output()).toContain(`Listening on http://127.0.0.1:${port} with ${adapter}`);
     },
   );
 
