@@ -150,6 +150,13 @@ export const VARIANTS: readonly EnvVariant[] = [
     kinds: ['', 'mcp2025'],
     minRps: 0.95,
   },
+  // Reported beside it: a daily limit alone, at cost 1 (the model before issue 32), so that a run
+  // tells what having a quota at all costs (two more X-Quota-* headers) from what issue 32 adds.
+  {
+    prefix: 'daily',
+    label: 'a daily limit configured',
+    configYaml: 'limits:\n  plans:\n    unlimited: {daily_limit: 1000000000}\n',
+  },
 ];
 
 export interface PipelineSpec {

@@ -65,9 +65,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = this.adapterHost.httpAdapter;
     if (exception instanceof IdempotentReplay && !http.isHeadersSent(res)) {
       this.exchange.setHeader(res, 'Idempotent-Replayed', 'true');
-      for (const [name, value] of Object.entries(exception.headers)) {
-        this.exchange.setHeader(res, name, value);
-      }
+      this.exchange.setHeaders(res, exception.headers);
       this.adapterHost.httpAdapter.reply(res, exception.body, exception.getStatus());
       return;
     }
@@ -80,9 +78,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       http.end(res);
       return;
     }
-    for (const [name, value] of Object.entries(answer.headers)) {
-      this.exchange.setHeader(res, name, value);
-    }
+    this.exchange.setHeaders(res, answer.headers);
     http.reply(res, { detail: answer.detail }, answer.status);
   }
 

@@ -252,14 +252,58 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
   });
 }
 
+/** Header names as they go on the wire, lower case, made once per name (see `wireName`). */
+const WIRE_NAMES = new Map<string, string>();
+
+/**
+ * A header's name in lower case, as Fastify's `reply.header()` sent it and HTTP/2 requires, made
+ * once per name: Node lower-cases every name it is given (setHeader, then again when it writes
+ * the head), and a name already in lower case and kept is neither copied nor looked up in V8's
+ * string table again. Some 2,700 instructions a header less; with the five X-Quota-* headers of a
+ * monthly limit, 10,000 a call (docs/performance.md, "Credits, monthly limits and the quota
+ * headers"). Bounded: the pipeline's names are a fixed few.
+ */
+function wireName(name: string): string {
+  let wire = WIRE_NAMES.get(name);
+  if (wire === undefined) {
+    wire = name.toLowerCase();
+    if (WIRE_NAMES.size < 256) WIRE_NAMES.set(name, wire);
+  }
+  return wire;
+}
+
+/** Where a Fastify reply keeps the headers set with `reply.header()` (found on first use). */
+let replyHeadersKey: symbol | null | undefined;
+
+/**
+ * The headers Fastify holds for a reply, those set with `reply.header()`. Every header this
+ * service sets goes onto the Node response (setAll, `setHeader` below), so these are few or none;
+ * `reply.getHeaders()` would build the Node response's dozen and them into new objects on every
+ * MCP POST (some 6 µs of one on Fastify). Read where Fastify 5 keeps them, its own
+ * `fastify.reply.headers` symbol; `getHeaders()` where a release keeps them elsewhere.
+ */
+function fastifyHeaders(reply: FastifyReply): Record<string, unknown> {
+  if (replyHeadersKey === undefined) {
+    replyHeadersKey =
+      Object.getOwnPropertySymbols(reply).find(
+        (key) => key.description === 'fastify.reply.headers',
+      ) ?? null;
+  }
+  const own: unknown =
+    replyHeadersKey && (reply as unknown as Record<symbol, unknown>)[replyHeadersKey];
+  return own !== null && typeof own === 'object'
+    ? (own as Record<string, unknown>)
+    : reply.getHeaders();
+}
+
 /** The reply's headers go onto the Node response, and Fastify leaves the answer to the caller. */
 function takeOver(req: object, res: object): NodeExchange {
   const request = req as FastifyRequest;
   const reply = res as FastifyReply;
   const raw = reply.raw;
-  // getHeaders() holds the Node response's own (helmet's, set there by setAll) besides Fastify's:
-  // set again only what differs, not a dozen headers validated anew on every MCP POST.
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
+  const held = fastifyHeaders(reply);
+  for (const name in held) {
+    const value = held[name] as string | number | readonly string[] | undefined;
     if (value !== undefined && raw.getHeader(name) !== value) raw.setHeader(name, value);
   }
   (request.raw as NodeRequest).caller = (request as unknown as RequestScope).caller;
@@ -277,5 +321,5 @@ export const fastifyPlatform: HttpPlatform = {
   takeOver,
   nodeRequest: (req) => (req as FastifyRequest).raw,
   nodeResponse: (res) => (res as FastifyReply).raw,
-  setHeader: (res, name, value) => void (res as FastifyReply).header(name, value),
+  setHeader: (res, name, value) => void (res as FastifyReply).raw.setHeader(wireName(name), value),
 };

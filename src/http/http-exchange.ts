@@ -21,6 +21,12 @@ export class HttpExchange {
     this.platform().setHeader(res, name, value);
   }
 
+  /** Each header of `headers` on the adapter's response object (an answer's X-RateLimit-*, ...). */
+  setHeaders(res: object, headers: Readonly<Record<string, string | number>>): void {
+    const platform = this.platform();
+    for (const name in headers) platform.setHeader(res, name, headers[name]);
+  }
+
   nodeRequest(req: object): IncomingMessage {
     return this.platform().nodeRequest(req);
   }

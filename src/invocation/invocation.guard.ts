@@ -61,10 +61,7 @@ export class InvocationGuard implements CanActivate {
       );
     } finally {
       req.caller = answer.caller;
-      const res = http.getResponse<object>();
-      for (const name in answer.headers) {
-        this.exchange.setHeader(res, name, answer.headers[name]);
-      }
+      this.exchange.setHeaders(http.getResponse<object>(), answer.headers);
     }
     return true;
   }

@@ -100,9 +100,7 @@ export class ToolInvoker extends ToolRunner {
       return invocationView(body.record);
     } finally {
       request.caller = answer.caller;
-      for (const header in answer.headers) {
-        this.exchange.setHeader(res, header, answer.headers[header]);
-      }
+      this.exchange.setHeaders(res, answer.headers);
     }
   }
 

@@ -1,11 +1,9 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { ServerResponse } from 'node:http';
 import { BearerErrorCodes, CurrentCaller, OAuthResource, Scopes } from '../auth/auth.decorators';
 import type { ApiRequest, Caller } from '../auth/caller';
 import { requestLogFields } from '../common/request-log';
 import { HttpExchange } from '../http/http-exchange';
-import type { AnswerFacts } from '../invocation/call';
 import { CountsOwnRate } from '../invocation/invocation.decorators';
 import type { ToolCaller } from '../invocation/tool.invoker';
 import { Accounting } from '../limits/accounting';
@@ -86,10 +84,10 @@ export class McpController {
     // batch, a bare value) still costs one.
     const ownRate = !refused && lean !== undefined && this.lean.reachesRateStep(lean);
     if (!ownRate) {
-      const headers = await this.accounting.prepay(key, Math.max(1, messages.length));
-      for (const [name, value] of Object.entries(headers)) {
-        this.exchange.setHeader(reply, name, value);
-      }
+      this.exchange.setHeaders(
+        reply,
+        await this.accounting.prepay(key, Math.max(1, messages.length)),
+      );
     }
     if (refused) return this.refuse(req, reply, refused);
     // A 2025 client cancels a call of another POST by its request id (this instance's only).
@@ -107,7 +105,10 @@ export class McpController {
       // The POST's own authentication serves its first call; each later one authenticates again.
       caller: calls++ === 0 ? key : undefined,
       // A call's quota headers (and, counting its own rate, its rate headers) are the answer's.
-      onAnswer: (answer) => setHeaders(nodeRes, answer.headers),
+      // Set before the answer is written (Node merges them into its head), never after.
+      onAnswer: (answer) => {
+        if (!nodeRes.headersSent) this.exchange.setHeaders(reply, answer.headers);
+      },
     });
     const logFields = () => requestLogFields(nodeReq, key);
     const track = (requestId: string | number, control: CallControl) =>
@@ -160,10 +161,4 @@ export class McpController {
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify(refusalBody(refusal)));
   }
-}
-
-/** Headers of the answer, set before the SDK writes it (Node merges them into its writeHead). */
-function setHeaders(res: ServerResponse, headers: AnswerFacts['headers']): void {
-  if (res.headersSent) return;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 }
