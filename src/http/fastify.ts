@@ -259,9 +259,9 @@ const WIRE_NAMES = new Map<string, string>();
  * A header's name in lower case, as Fastify's `reply.header()` sent it and HTTP/2 requires, made
  * once per name: Node lower-cases every name it is given (setHeader, then again when it writes
  * the head), and a name already in lower case and kept is neither copied nor looked up in V8's
- * string table again. Some 2,700 instructions a header less; with the five X-Quota-* headers of a
- * monthly limit, 10,000 a call (docs/performance.md, "Credits, monthly limits and the quota
- * headers"). Bounded: the pipeline's names are a fixed few.
+ * string table again. About 4,000 instructions a REST call fewer, 10,000 with credits and a
+ * monthly limit (thirteen such headers; docs/performance.md, "Headers on the Node response").
+ * Bounded: the pipeline's names are a fixed few.
  */
 function wireName(name: string): string {
   let wire = WIRE_NAMES.get(name);
