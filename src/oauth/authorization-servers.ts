@@ -1,6 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  type CompactJWSHeaderParameters,
+  type FlattenedJWSInput,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { ApiError } from '../errors/api-error';
+import { Clock } from '../limits/clock';
 import { retryAfterText } from '../limits/rate-limit.headers';
 import { OAuthSettings, Settings, SETTINGS } from '../settings/settings';
 
@@ -15,8 +23,14 @@ type RemoteKeys = JWTVerifyGetKey & { reload(): Promise<void>; readonly fresh: b
 /** What is known of one configured issuer. */
 interface Issuer {
   readonly issuer: string;
-  /** Its keys, once its metadata named them. */
-  keys?: RemoteKeys;
+  /** Its keys as jose keeps them, once its metadata named them. */
+  remote?: RemoteKeys;
+  /** What verifies its tokens: `remote`, fetched again for an unknown `kid` (keyFor). */
+  keys?: JWTVerifyGetKey;
+  /** When an unknown `kid` last made its keys be fetched again; -Infinity: never. */
+  kidRefetchAt: number;
+  /** That fetch while under way, shared by every token that waits for it. */
+  kidRefetch?: Promise<void>;
   /** The discovery under way, shared by every token that waits for it. */
   discovering?: Promise<void>;
   /** When the last request to it (metadata or keys) failed, and why; 0: none failed since. */
@@ -47,10 +61,11 @@ class TooSoonAfterFailure extends Error {
 
 /**
  * The authorization servers of OAUTH_ISSUERS (docs/oauth.md): each one's metadata, discovered at
- * start-up (RFC 8414, else OpenID Connect Discovery) and its keys (JWKS) fetched and kept by jose.
- * jose fetches the keys again when a token names a key it does not hold, at most once per
- * OAUTH_JWKS_REFETCH_MS (a new key after a rotation is picked up; a storm of unknown `kid`s costs
- * one fetch), and every 10 minutes. An issuer that cannot be reached at start-up is a warning, and
+ * start-up (RFC 8414, else OpenID Connect Discovery) and its keys (JWKS) fetched and kept by jose,
+ * which fetches them again every 10 minutes. A token that names a key not held fetches them at once
+ * when no other unknown `kid` did so in the last OAUTH_JWKS_REFETCH_MS (a key published after a
+ * rotation is accepted from its first token; a storm of invented `kid`s costs the issuer one fetch
+ * per period). An issuer that cannot be reached at start-up is a warning, and
  * a 503 for its tokens until it answers; after any failed request the next is made no sooner than
  * 5 seconds later, so a server that is down is not asked once per token.
  */
@@ -60,10 +75,13 @@ export class AuthorizationServers implements OnApplicationBootstrap {
   private readonly issuers = new Map<string, Issuer>();
   private readonly oauth?: OAuthSettings;
 
-  constructor(@Inject(SETTINGS) settings: Settings) {
+  constructor(
+    @Inject(SETTINGS) settings: Settings,
+    private readonly clock: Clock,
+  ) {
     this.oauth = settings.oauth;
     for (const issuer of this.oauth?.issuers ?? []) {
-      this.issuers.set(issuer, { issuer, failedAt: 0 });
+      this.issuers.set(issuer, { issuer, failedAt: 0, kidRefetchAt: -Infinity });
     }
   }
 
@@ -91,7 +109,7 @@ export class AuthorizationServers implements OnApplicationBootstrap {
   }
 
   /** The issuer's keys, discovering it first if need be; IssuerUnavailable (503) when it cannot. */
-  async keysOf(iss: string): Promise<RemoteKeys> {
+  async keysOf(iss: string): Promise<JWTVerifyGetKey> {
     const issuer = this.issuers.get(iss);
     if (!issuer) throw new Error(`Not a configured issuer: ${iss}`);
     if (issuer.keys) return issuer.keys;
@@ -111,10 +129,10 @@ export class AuthorizationServers implements OnApplicationBootstrap {
 
   /** An issuer not yet read is discovered; one whose last request failed fetches its keys again. */
   private async recheck(issuer: Issuer): Promise<void> {
-    if (!issuer.keys) return this.discover(issuer);
+    if (!issuer.remote) return this.discover(issuer);
     if (issuer.failedAt === 0) return;
     try {
-      await issuer.keys.reload();
+      await issuer.remote.reload();
     } catch (error) {
       if (!(error instanceof TooSoonAfterFailure)) this.failed(issuer, 'keys', error);
     }
@@ -142,20 +160,57 @@ export class AuthorizationServers implements OnApplicationBootstrap {
       this.failed(issuer, 'metadata', error);
       throw error;
     }
-    const keys = createRemoteJWKSet(jwksUri, {
-      cooldownDuration: (this.oauth as OAuthSettings).jwksRefetchMs,
+    const remote = createRemoteJWKSet(jwksUri, {
+      // jose's own refetch for an unknown kid counts its pause from any fetch (the start-up's, the
+      // ten-minute one): it never refetches by itself, keyFor decides.
+      cooldownDuration: Infinity,
       timeoutDuration: FETCH_TIMEOUT_MS,
       [customFetch]: (url: string, init: RequestInit) => this.fetchKeys(issuer, url, init),
     }) as RemoteKeys;
     try {
-      await keys.reload();
+      await remote.reload();
     } catch (error) {
       this.failed(issuer, 'keys', error);
       throw error;
     }
-    issuer.keys = keys;
+    issuer.remote = remote;
+    issuer.keys = (header, token) => this.keyFor(issuer, remote, header, token);
     issuer.failedAt = 0;
     this.logger.log(`Authorization server ${issuer.issuer}: keys at ${jwksUri.href}`);
+  }
+
+  /**
+   * The key that verifies a token: one held, else, for a `kid` not held, one of the keys fetched
+   * again at once, unless an unknown `kid` made them be fetched less than OAUTH_JWKS_REFETCH_MS
+   * ago. After a failed fetch the next unknown `kid` asks again (the failure's own pause applies).
+   */
+  private async keyFor(
+    issuer: Issuer,
+    remote: RemoteKeys,
+    header: CompactJWSHeaderParameters,
+    token: FlattenedJWSInput,
+  ): Promise<Awaited<ReturnType<JWTVerifyGetKey>>> {
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSNoMatchingKey) || !this.mayRefetch(issuer)) throw error;
+    }
+    issuer.kidRefetch ??= this.refetch(issuer, remote);
+    await issuer.kidRefetch;
+    return remote(header, token);
+  }
+
+  private mayRefetch(issuer: Issuer): boolean {
+    if (issuer.kidRefetch || issuer.failedAt !== 0) return true;
+    const since = this.clock.now().getTime() - issuer.kidRefetchAt;
+    return since >= (this.oauth as OAuthSettings).jwksRefetchMs;
+  }
+
+  private refetch(issuer: Issuer, remote: RemoteKeys): Promise<void> {
+    issuer.kidRefetchAt = this.clock.now().getTime();
+    return remote.reload().finally(() => {
+      issuer.kidRefetch = undefined;
+    });
   }
 
   /** jose's fetch of the keys, refused while the last failure is recent; a failure remembered. */
