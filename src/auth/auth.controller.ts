@@ -45,6 +45,7 @@ import {
 import { CurrentCaller, Scopes } from './auth.decorators';
 import type { Caller } from './caller';
 import { escalates, mayManage } from './escalation';
+import { ToolCatalog } from './scopes';
 import { INSUFFICIENT_PERMISSIONS } from './auth.errors';
 import { decodeCursor, encodeCursor, nextLink } from './key-cursor';
 import { ApiPage } from './page.decorator';
@@ -66,6 +67,7 @@ export class AuthController {
     private readonly keys: ApiKeysService,
     private readonly quota: QuotaService,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly catalog: ToolCatalog,
   ) {}
 
   /** The calling key, or the principal of the calling OAuth token, as the service sees it. */
@@ -130,7 +132,7 @@ export class AuthController {
     } catch (error) {
       throw badRequest(error);
     }
-    if (escalates(caller, { ...input, scopes }, this.settings)) {
+    if (escalates(caller, { ...input, scopes }, this.settings, this.catalog.costs())) {
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     }
     try {
@@ -204,7 +206,7 @@ export class AuthController {
     } catch (error) {
       throw badRequest(error);
     }
-    if (escalates(caller, changes, this.settings, target.plan)) {
+    if (escalates(caller, changes, this.settings, this.catalog.costs(), target.plan)) {
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     }
     const record = await this.keys.update(target, changes, actor);
@@ -271,7 +273,7 @@ export class AuthController {
     @Actor() actor: AuditActor,
   ): Promise<RevokedApiKey> {
     const target = await this.found(id);
-    if (!mayManage(caller, target, this.settings))
+    if (!mayManage(caller, target, this.settings, this.catalog.costs()))
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     await this.keys.revoke(id, actor);
     return { id, status: 'revoked' };
@@ -289,7 +291,7 @@ export class AuthController {
    */
   private async manageable(caller: Caller, id: string): Promise<ApiKeyRecord> {
     const target = await this.found(id);
-    if (!mayManage(caller, target, this.settings))
+    if (!mayManage(caller, target, this.settings, this.catalog.costs()))
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     if (target.revoked_at) throw new ApiError(409, KEY_REVOKED);
     return target;

@@ -1,4 +1,4 @@
-import { effectiveLimits, planLimits } from '../limits/key-limits';
+import { effectiveLimits, planLimits, toolCost } from '../limits/key-limits';
 import type { Settings } from '../settings/settings';
 import type { Caller } from './caller';
 import { hasScope } from './scopes';
@@ -11,6 +11,9 @@ export interface Grant {
   monthly_limit?: number | null;
   rate_limit?: number | null;
 }
+
+/** What each registered tool costs where a plan does not price it (its `cost`), by name. */
+export type ToolCosts = ReadonlyMap<string, number>;
 
 /** The longest UTC month: what a daily limit allows at most in one. */
 const DAYS_IN_A_MONTH = 31;
@@ -33,10 +36,28 @@ function moreCredits(a: number | null, b: number | null): boolean {
 }
 
 /**
+ * Whether a tool costs less on `plan` than on the caller's own plan: more calls for the same
+ * credits. A caller with neither a daily nor a monthly limit spends no credits it could run out
+ * of, and may grant any price.
+ */
+function cheaper(caller: Caller, plan: string, settings: Settings, tools: ToolCosts): boolean {
+  const own = effectiveLimits(caller, settings);
+  if (own.daily_limit === null && own.monthly_limit === null) return false;
+  for (const [tool, cost] of tools) {
+    if (toolCost(settings, plan, tool, cost) < toolCost(settings, caller.plan, tool, cost)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
  * The one no-escalation rule: whether a grant goes beyond what the caller holds, a scope it lacks,
- * or a daily, monthly or rate limit more generous than its own effective ones. Only the fields being set are
- * compared, each limit on its own: a plan by its limits, unless the grant sets that limit itself (a
- * null limit falls back to the plan, `basePlan` when the grant names none).
+ * a daily, monthly or rate limit more generous than its own effective ones, or a plan on which
+ * any registered tool costs less than on its own. Only the limits being set are compared, each on
+ * its own: a plan by its limits, unless the grant sets that limit itself (a null limit falls back
+ * to the plan, `basePlan` when the grant names none); the prices of the plan the grant leaves in
+ * force (`basePlan` when it names none: the default plan of a new key) always are.
  *
  * Granting (create, PATCH) asks it of the fields sent; acting on a key (PATCH, rotate, disable,
  * revoke) asks it of the key as it stands (mayManage): a caller may not take hold of a key that
@@ -46,9 +67,11 @@ export function escalates(
   caller: Caller,
   grant: Grant,
   settings: Settings,
+  tools: ToolCosts,
   basePlan = settings.defaultPlan,
 ): boolean {
   if (grant.scopes?.some((scope) => !hasScope(caller.scopes, scope))) return true;
+  if (cheaper(caller, grant.plan ?? basePlan, settings, tools)) return true;
   const own = effectiveLimits(caller, settings);
   const plan = planLimits(settings, grant.plan ?? basePlan);
   const sets = (field: 'daily_limit' | 'monthly_limit' | 'rate_limit') =>
@@ -63,10 +86,21 @@ export function escalates(
 }
 
 /**
- * Whether the caller may act on (change, rotate, disable, revoke) a key: everything the key holds,
- * its scopes and its effective limits, is within what the caller holds, by the rule of granting.
+ * Whether the caller may act on (change, rotate, disable, revoke) a key or a principal: everything
+ * it holds, its scopes, its effective limits and its plan's prices, is within what the caller
+ * holds, by the rule of granting.
  */
-export function mayManage(caller: Caller, target: Required<Grant>, settings: Settings): boolean {
+export function mayManage(
+  caller: Caller,
+  target: Required<Grant>,
+  settings: Settings,
+  tools: ToolCosts,
+): boolean {
   const { scopes, plan, daily_limit, monthly_limit, rate_limit } = target;
-  return !escalates(caller, { scopes, plan, daily_limit, monthly_limit, rate_limit }, settings);
+  return !escalates(
+    caller,
+    { scopes, plan, daily_limit, monthly_limit, rate_limit },
+    settings,
+    tools,
+  );
 }

@@ -40,6 +40,8 @@ export type WantedScope = Scope | `services:execute:${string}`;
  */
 export abstract class ToolCatalog {
   abstract names(): readonly string[];
+  /** What each tool costs where a plan does not price it (its `cost`): what grants compare. */
+  abstract costs(): ReadonlyMap<string, number>;
 }
 
 /** What each scope allows, in words, for a newcomer: `keys create --help` lists them. */

@@ -5,6 +5,7 @@ import { CurrentCaller, Scopes } from '../auth/auth.decorators';
 import { INSUFFICIENT_PERMISSIONS } from '../auth/auth.errors';
 import type { Caller } from '../auth/caller';
 import { escalates, mayManage } from '../auth/escalation';
+import { ToolCatalog } from '../auth/scopes';
 import { decodePosition, encodePosition, nextLink } from '../auth/key-cursor';
 import { ApiPage } from '../auth/page.decorator';
 import { ApiUsage, historyDays, usageView } from '../auth/usage.controller';
@@ -59,6 +60,7 @@ export class PrincipalsController {
     private readonly principals: Principals,
     private readonly quota: QuotaService,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly catalog: ToolCatalog,
   ) {}
 
   /** Principals in the order they were first seen, a page at a time (`Link` to the next). */
@@ -144,8 +146,8 @@ export class PrincipalsController {
     const current = this.limited(target);
     const grant = { ...changes, plan: changes.plan ?? undefined };
     if (
-      !mayManage(caller, { scopes: [], ...current }, this.settings) ||
-      escalates(caller, grant, this.settings, current.plan)
+      !mayManage(caller, { scopes: [], ...current }, this.settings, this.catalog.costs()) ||
+      escalates(caller, grant, this.settings, this.catalog.costs(), current.plan)
     ) {
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     }

@@ -40,6 +40,7 @@ export interface RegisteredTool extends ToolDefinition {
 @Injectable()
 export class ToolRegistry extends ToolCatalog implements OnModuleInit {
   private readonly tools = new Map<string, RegisteredTool>();
+  private readonly costsByTool = new Map<string, number>();
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -53,6 +54,10 @@ export class ToolRegistry extends ToolCatalog implements OnModuleInit {
   /** The registered tools' names: what `services:execute:<tool>` scopes may name. */
   names(): string[] {
     return [...this.tools.keys()];
+  }
+
+  costs(): ReadonlyMap<string, number> {
+    return this.costsByTool;
   }
 
   onModuleInit(): void {
@@ -87,6 +92,7 @@ export class ToolRegistry extends ToolCatalog implements OnModuleInit {
       }
     }
     this.checkOverrides();
+    for (const tool of this.tools.values()) this.costsByTool.set(tool.name, tool.runtime.cost);
   }
 
   /**
