@@ -47,6 +47,7 @@ describe('doctor (e2e)', () => {
       'cache_directory',
       'api_keys',
       'oauth_issuers',
+      'oauth_principals',
       'disk_space',
     ]);
     for (const check of checks) {

@@ -8,8 +8,9 @@ const KEYS = '/api/v1/auth/api-keys';
 const PRINCIPALS = '/api/v1/auth/principals';
 
 /**
- * The no-escalation rule over what a grant costs: a plan on which a tool costs less than on the
- * caller's own is more than the caller holds (docs/keys-and-limits.md#no-escalation).
+ * The no-escalation rule over what a grant costs and over principals: a plan on which a tool costs
+ * less than on the caller's own is more than the caller holds, and a principal holds the scopes
+ * its tokens have carried (docs/keys-and-limits.md#no-escalation).
  */
 describe('No escalation: prices and principals (e2e)', () => {
   let issuer: TokenIssuer;
@@ -118,6 +119,45 @@ describe('No escalation: prices and principals (e2e)', () => {
       expect((await patchPrincipal(t.adminKey, id, { plan: 'trial' })).status).toBe(200);
       const onTrial = await patchPrincipal(lesser, id, { daily_limit: 10 });
       expect([onTrial.status, onTrial.body]).toEqual([403, FORBIDDEN]);
+    });
+  });
+
+  describe('principals', () => {
+    it('refuses a lesser admin disabling a principal whose tokens carry *', async () => {
+      const root = await principal('root', '*');
+      const refused = await patchPrincipal(lesser, root.id, { enabled: false });
+      expect([refused.status, refused.body]).toEqual([403, FORBIDDEN]);
+      expect((await t.http().get('/api/v1/auth/me').set(bearer(root.token))).status).toBe(200);
+      // A principal within the lesser admin's scopes and limits: it may.
+      const reader = await principal('reader', 'admin:read');
+      const done = await patchPrincipal(lesser, reader.id, { enabled: false });
+      expect([done.status, done.body.enabled]).toEqual([200, false]);
+      expect((await patchPrincipal(lesser, reader.id, { enabled: true })).status).toBe(200);
+      // A full admin may disable the first.
+      const full = await patchPrincipal(t.adminKey, root.id, { enabled: false });
+      expect([full.status, full.body.enabled]).toEqual([200, false]);
+    });
+
+    it('keeps the union of the scopes its tokens carried, written at once', async () => {
+      const first = await principal('grows', 'admin:read');
+      expect((await patchPrincipal(lesser, first.id, { daily_limit: 20 })).status).toBe(200);
+      // Within the same minute, a token of the same subject with a scope the caller lacks.
+      const later = await principal('grows', 'services:execute');
+      expect(later.id).toBe(first.id);
+      const view = await t.http().get(`${PRINCIPALS}/${first.id}`).set(bearer(t.adminKey));
+      expect(view.body.scopes).toEqual(['admin:read', 'services:execute']);
+      const refused = await patchPrincipal(lesser, first.id, { daily_limit: 10 });
+      expect([refused.status, refused.body]).toEqual([403, FORBIDDEN]);
+      expect((await patchPrincipal(t.adminKey, first.id, { daily_limit: 10 })).status).toBe(200);
+    });
+
+    it('counts a principal whose tokens carried no scope yet as holding every scope', async () => {
+      const bare = await principal('bare');
+      const view = await t.http().get(`${PRINCIPALS}/${bare.id}`).set(bearer(t.adminKey));
+      expect(view.body.scopes).toBeNull();
+      const refused = await patchPrincipal(lesser, bare.id, { enabled: false });
+      expect([refused.status, refused.body]).toEqual([403, FORBIDDEN]);
+      expect((await patchPrincipal(t.adminKey, bare.id, { enabled: false })).status).toBe(200);
     });
   });
 });

@@ -42,6 +42,7 @@ describe('OpenAPI: key lifecycle, usage, audit and idempotency (e2e)', () => {
     ['/api/v1/audit', 'get', 'listAuditEntries', ['200', '400', '403']],
     ['/api/v1/auth/api-keys', 'get', 'listApiKeys', ['200', '400', '403']],
     ['/api/v1/usage', 'get', 'getUsage', ['200', '400']],
+    ['/api/v1/auth/principals/{id}', 'delete', 'deletePrincipal', ['200', '403', '404', '409']],
   ])('documents %s %s as %s with its answers', (path, method, operationId, statuses) => {
     const op = doc.paths[path]?.[method];
     expect(op?.operationId).toBe(operationId);

@@ -10,6 +10,8 @@ export interface AuditActor {
   actorKeyId: string | null;
   /** The OAuth principal acting (absent or null when a key, the CLI or the service acts). */
   actorPrincipalId?: string | null;
+  /** The client the acting principal's token was issued to, when it names one. */
+  actorClientId?: string | null;
   requestId: string | null;
   /** Set when no key acts: `cli` (the operator CLI) or `system` (start-up). */
   source?: 'cli' | 'system';
@@ -39,6 +41,7 @@ export function callerActor(caller: CallerRef | undefined, requestId: string | n
   return {
     actorKeyId: caller && !principal ? caller.id : null,
     actorPrincipalId: caller && principal ? caller.id : null,
+    ...(principal && caller.client_id ? { actorClientId: caller.client_id } : {}),
     requestId,
   };
 }

@@ -13,7 +13,8 @@ export type AuditAction =
   | 'api_key.revoke'
   | 'config.set'
   | 'doctor.fix'
-  | 'principal.update';
+  | 'principal.update'
+  | 'principal.delete';
 
 /**
  * The audit trail: who changed which key or setting, when, in which request. Entries live in the
@@ -49,7 +50,11 @@ export class AuditService {
         action,
         target,
         request_id: actor.requestId,
-        details: actor.source ? { ...details, source: actor.source } : details,
+        details: {
+          ...details,
+          ...(actor.actorClientId ? { client_id: actor.actorClientId } : {}),
+          ...(actor.source ? { source: actor.source } : {}),
+        },
       },
       this.keepSince(now),
     );

@@ -32,6 +32,7 @@ export class AuditEntryView {
       'config.set',
       'doctor.fix',
       'principal.update',
+      'principal.delete',
     ],
     example: 'api_key.update',
   })
@@ -48,7 +49,7 @@ export class AuditEntryView {
     additionalProperties: true,
     example: { daily_limit: { from: 100, to: 500 } },
     description:
-      'create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source.',
+      'create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; principal.delete: {issuer, subject}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source; entries an OAuth principal caused add the client_id of its token.',
   })
   details: Record<string, unknown>;
 }

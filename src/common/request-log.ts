@@ -16,10 +16,15 @@ export function requestView(req: IncomingMessage) {
   };
 }
 
-/** The field that names a caller in a log line: `key_id`, or `principal_id` for OAuth. */
+/**
+ * The fields that name a caller in a log line: `key_id`, or for OAuth `principal_id` and the
+ * `client_id` of its token (a principal is one subject, whatever the client it calls through).
+ */
 export function callerLogField(caller?: CallerRef): object | undefined {
   if (!caller) return undefined;
-  return caller.kind === 'principal' ? { principal_id: caller.id } : { key_id: caller.id };
+  return caller.kind === 'principal'
+    ? { principal_id: caller.id, client_id: caller.client_id ?? null }
+    : { key_id: caller.id };
 }
 
 /**

@@ -12,4 +12,6 @@ export interface RequestScope {
 export interface CallerRef {
   id: string;
   kind: 'key' | 'principal';
+  /** A principal's: the client its token was issued to (`client_id`, else `azp`), if it names one. */
+  client_id?: string | null;
 }

@@ -83,13 +83,14 @@ const ERRORS: Record<number, ErrorDoc> = {
     },
   },
   403: {
-    description: 'The key lacks the scope this operation needs.',
+    description:
+      'The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.`',
     example: { detail: 'Insufficient permissions for this operation.' },
   },
   404: { description: 'No such resource.', example: { detail: 'API key not found' } },
   409: {
     description:
-      'A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment.',
+      'A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled.',
     example: { detail: 'API key is revoked' },
   },
   413: {

@@ -4,6 +4,7 @@ import { AccessTokens } from './access-tokens';
 import { AuthorizationServers } from './authorization-servers';
 import { PrincipalsController } from './principals.controller';
 import { Principals } from './principals.service';
+import { PrincipalUpkeep } from './principals.upkeep';
 import { ProtectedResourceController } from './protected-resource.controller';
 
 /**
@@ -18,11 +19,12 @@ import { ProtectedResourceController } from './protected-resource.controller';
 export class OAuthCoreModule {}
 
 /**
- * The service as an OAuth protected resource (docs/oauth.md): the RFC 9728 metadata documents and
- * the operators' routes about principals. Off (404s, no challenge parameters) until OAUTH_ISSUERS.
+ * The service as an OAuth protected resource (docs/oauth.md): the RFC 9728 metadata documents,
+ * the operators' routes about principals, and the principals' upkeep (merge, idle purge). Off (404s, no challenge parameters) until OAUTH_ISSUERS.
  */
 @Module({
   imports: [OAuthCoreModule, LimitsModule],
   controllers: [ProtectedResourceController, PrincipalsController],
+  providers: [PrincipalUpkeep],
 })
 export class OAuthModule {}

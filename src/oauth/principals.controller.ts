@@ -1,4 +1,15 @@
-import { Body, Controller, Get, Inject, Param, Patch, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Query,
+  Res,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../audit/audit.context';
 import { CurrentCaller, Scopes } from '../auth/auth.decorators';
@@ -18,12 +29,14 @@ import { planNamed, Settings, SETTINGS } from '../settings/settings';
 import type { PrincipalChanges, PrincipalRecord } from '../store/principals/principal.store';
 import { invalidQueryValue, queryInts } from '../validation/query';
 import { Principals } from './principals.service';
-import { PrincipalView, UpdatePrincipalInput } from './principals.dto';
+import { DeletedPrincipal, PrincipalView, UpdatePrincipalInput } from './principals.dto';
 
 export const PRINCIPALS_PATH = '/api/v1/auth/principals';
 const MAX_PAGE = 1000;
 const PRINCIPAL_ID = /^prn_[0-9a-f]{32}$/;
 const PRINCIPAL_NOT_FOUND = 'Principal not found';
+const PRINCIPAL_DISABLED =
+  'Principal is disabled: its record is what refuses its tokens. Enable it before deleting it.';
 
 function toView(
   record: PrincipalRecord,
@@ -40,6 +53,7 @@ function toView(
     monthly_limit: record.monthly_limit,
     rate_limit: record.rate_limit,
     enabled: record.enabled,
+    scopes: record.scopes,
     first_seen_at: record.first_seen_at,
     last_seen_at: record.last_seen_at,
   };
@@ -47,9 +61,9 @@ function toView(
 
 /**
  * The OAuth principals, for operators (docs/oauth.md): every principal a token has spoken for,
- * its usage, and its settings (plan, limits, enabled). Changing one follows the no-escalation rule
- * of keys: nothing more generous than the caller's own, and only principals whose limits are
- * within the caller's.
+ * its usage, and its settings (plan, limits, enabled). Changing or deleting one follows the
+ * no-escalation rule of keys: nothing more generous than the caller's own, and only principals
+ * whose scopes (those their tokens carried), limits and prices are within the caller's.
  */
 @ApiTags('auth')
 @ApiBearerAuth()
@@ -143,17 +157,49 @@ export class PrincipalsController {
         },
       ]);
     }
-    const current = this.limited(target);
     const grant = { ...changes, plan: changes.plan ?? undefined };
-    if (
-      !mayManage(caller, { scopes: [], ...current }, this.settings, this.catalog.costs()) ||
-      escalates(caller, grant, this.settings, this.catalog.costs(), current.plan)
-    ) {
+    this.checkManageable(caller, target);
+    if (escalates(caller, grant, this.settings, this.catalog.costs(), this.planOf(target))) {
       throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
     }
     const record = await this.principals.update(target, changes, actor);
     if (!record) throw new ApiError(404, PRINCIPAL_NOT_FOUND);
     return toView(record, this.planOf);
+  }
+
+  /**
+   * Deletes a principal and its usage history. Its next token makes it anew, enabled, on the
+   * default plan: a disabled principal is refused (409), for its record is what keeps it out.
+   */
+  @Delete(':id')
+  @HttpCode(200)
+  @Scopes(['admin:write'])
+  @ApiOperation({ operationId: 'deletePrincipal', summary: 'Delete an OAuth principal' })
+  @ApiOkResponse({ type: DeletedPrincipal })
+  @ApiErrors(403, 404, 409)
+  async delete(
+    @CurrentCaller() caller: Caller,
+    @Param('id') id: string,
+    @Actor() actor: AuditActor,
+  ): Promise<DeletedPrincipal> {
+    const target = await this.found(id);
+    this.checkManageable(caller, target);
+    if (!target.enabled) throw new ApiError(409, PRINCIPAL_DISABLED);
+    if (!(await this.principals.delete(target.id, actor))) {
+      throw new ApiError(404, PRINCIPAL_NOT_FOUND);
+    }
+    return { id: target.id, deleted: true };
+  }
+
+  /**
+   * 403 unless the caller holds all the principal holds: every scope its tokens carried (all of
+   * them while none is recorded), limits and prices within its own.
+   */
+  private checkManageable(caller: Caller, target: PrincipalRecord): void {
+    const held = { scopes: target.scopes ?? ['*'], ...this.limited(target) };
+    if (!mayManage(caller, held, this.settings, this.catalog.costs())) {
+      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
+    }
   }
 
   private readonly planOf = (record: PrincipalRecord) => this.principals.planOf(record);

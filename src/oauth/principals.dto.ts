@@ -38,7 +38,8 @@ export class PrincipalView {
   @ApiProperty({
     nullable: true,
     type: String,
-    description: "The token's `client_id` (else `azp`).",
+    description:
+      'The client of its last token seen (`client_id`, else `azp`), as of its last sight; a principal is one subject whatever its clients.',
   })
   client_id: string | null;
   @ApiProperty({
@@ -56,6 +57,20 @@ export class PrincipalView {
   @ApiProperty({ nullable: true, type: 'integer' }) monthly_limit: number | null;
   @ApiProperty({ nullable: true, type: 'integer' }) rate_limit: number | null;
   @ApiProperty() enabled: boolean;
+  @ApiProperty({
+    nullable: true,
+    type: [String],
+    example: ['services:execute'],
+    description:
+      'Every scope its tokens have carried: a caller must hold them all to change or delete it. null: none seen yet, which counts as `*`.',
+  })
+  scopes: string[] | null;
   @ApiProperty() first_seen_at: string;
   @ApiProperty() last_seen_at: string;
+}
+
+/** The answer to a DELETE of a principal. */
+export class DeletedPrincipal {
+  @ApiProperty({ example: 'prn_5d0c3e8f1a2b4c6d7e8f9a0b1c2d3e4f' }) id: string;
+  @ApiProperty({ enum: [true] }) deleted: true;
 }

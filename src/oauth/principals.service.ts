@@ -4,34 +4,43 @@ import type { AuditActor } from '../audit/audit.context';
 import { AuditService } from '../audit/audit.service';
 import type { AuthenticatedPrincipal } from '../auth/caller';
 import type { ResourceName } from '../auth/protected-resource';
-import { Clock } from '../limits/clock';
+import { ApiError } from '../errors/api-error';
+import { Clock, utcDay } from '../limits/clock';
 import { OAuthSettings, Settings, SETTINGS } from '../settings/settings';
 import { mayBeKept } from '../store/keys/key.store';
 import {
+  NewPrincipalRecord,
   PrincipalChanges,
   PrincipalPosition,
   PrincipalRecord,
   PrincipalStore,
 } from '../store/principals/principal.store';
+import { UsageStore } from '../store/usage/usage.store';
 import { AccessTokens, InvalidAccessToken, VerifiedToken } from './access-tokens';
 
 /** Last-seen times are written at most this often per principal (as a key's last use). */
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * A principal's id: a hash of issuer, client and subject, so that the same subject through two
- * clients (or two issuers) is two principals, each with its own limits, and the id says nothing.
+ * A principal's id: a hash of issuer and subject. The client is no part of it, so a subject's
+ * limits are one whatever the applications it uses; two issuers' subjects are two principals;
+ * the id says nothing of either.
  */
-export function principalId(issuer: string, clientId: string | null, subject: string): string {
-  return `prn_${hash('sha256', JSON.stringify([issuer, clientId ?? '', subject]), 'hex').slice(0, 32)}`;
+export function principalId(issuer: string, subject: string): string {
+  return `prn_${hash('sha256', JSON.stringify([issuer, subject]), 'hex').slice(0, 32)}`;
+}
+
+/** The refusal of a new subject once OAUTH_MAX_PRINCIPALS principals exist. */
+export function noNewPrincipalText(max: number): string {
+  return `This service accepts no new principal: the limit of ${max} is reached.`;
 }
 
 /**
  * Whom OAuth access tokens speak for. A verified token's principal is found, or made on its first
  * token, in the store, and becomes the call's caller: its plan (the one an operator set, else the
  * one the token's OAUTH_PLAN_CLAIM names, else OAUTH_DEFAULT_PLAN), its own limits, the token's
- * scopes. A disabled principal's tokens are refused at once, on every instance (its record's
- * revision, as a key's).
+ * scopes and client. A disabled principal's tokens are refused at once, on every instance (its
+ * record's revision, as a key's); a new subject past OAUTH_MAX_PRINCIPALS is refused (403).
  */
 @Injectable()
 export class Principals {
@@ -40,6 +49,7 @@ export class Principals {
 
   constructor(
     private readonly store: PrincipalStore,
+    private readonly usage: UsageStore,
     private readonly tokens: AccessTokens,
     private readonly clock: Clock,
     private readonly audit: AuditService,
@@ -56,7 +66,8 @@ export class Principals {
   /**
    * The caller an access token used on `resource` speaks for. InvalidAccessToken for a token that
    * is not good there or whose principal is disabled; IssuerUnavailable (503) when its issuer's
-   * keys cannot be fetched. `fresh`: read the principal's record itself, not a kept copy.
+   * keys cannot be fetched; 403 for a new subject past OAUTH_MAX_PRINCIPALS. `fresh`: read the
+   * principal's record itself, not a kept copy.
    */
   async authenticate(
     token: string,
@@ -66,20 +77,29 @@ export class Principals {
     const verified = await this.tokens.verify(token, resource);
     const now = this.clock.now();
     const seen = {
-      id: principalId(verified.issuer, verified.clientId, verified.subject),
+      id: principalId(verified.issuer, verified.subject),
       issuer: verified.issuer,
       subject: verified.subject,
       client_id: verified.clientId,
       first_seen_at: now.toISOString(),
       last_seen_at: now.toISOString(),
     };
-    let record = await this.store.ensurePrincipal(seen, { fresh });
-    if (!record.enabled && !fresh && mayBeKept(record)) {
-      record = await this.store.ensurePrincipal(seen, { fresh: true });
-    }
+    let record = await this.ensure(seen, fresh);
+    if (!record.enabled && !fresh && mayBeKept(record)) record = await this.ensure(seen, true);
     if (!record.enabled) throw new InvalidAccessToken('principal disabled');
-    await this.touch(record.id, now, verified.plan ?? null);
+    // What the no-escalation rule holds it to grows at once, not a minute later.
+    if (verified.scopes.some((scope) => !record.scopes?.includes(scope))) {
+      await this.store.addPrincipalScopes(record.id, verified.scopes);
+    }
+    await this.touch(record.id, now, verified);
     return this.callerOf(record, verified);
+  }
+
+  private async ensure(seen: NewPrincipalRecord, fresh: boolean): Promise<PrincipalRecord> {
+    const max = (this.oauth as OAuthSettings).maxPrincipals;
+    const record = await this.store.ensurePrincipal(seen, { fresh, max });
+    if (!record) throw new ApiError(403, noNewPrincipalText(max));
+    return record;
   }
 
   /**
@@ -98,7 +118,7 @@ export class Principals {
       id: record.id,
       issuer: record.issuer,
       subject: record.subject,
-      client_id: record.client_id,
+      client_id: verified.clientId,
       scopes: verified.scopes,
       plan: this.planOf(record, verified.plan ?? undefined),
       daily_limit: record.daily_limit,
@@ -109,12 +129,16 @@ export class Principals {
     };
   }
 
-  private async touch(id: string, now: Date, tokenPlan: string | null): Promise<void> {
+  private async touch(id: string, now: Date, verified: VerifiedToken): Promise<void> {
     const last = this.lastTouched.get(id) ?? 0;
     if (now.getTime() - last < TOUCH_INTERVAL_MS) return;
     if (this.lastTouched.size >= 10_000) this.lastTouched.clear();
     this.lastTouched.set(id, now.getTime());
-    await this.store.touchPrincipal(id, now.toISOString(), tokenPlan);
+    await this.store.touchPrincipal(id, {
+      at: now.toISOString(),
+      clientId: verified.clientId,
+      tokenPlan: verified.plan ?? null,
+    });
   }
 
   list(page?: { after?: PrincipalPosition; limit?: number }): Promise<PrincipalRecord[]> {
@@ -142,5 +166,27 @@ export class Principals {
       await this.audit.record(actor, 'principal.update', before.id, changed);
     }
     return after;
+  }
+
+  /**
+   * Deletes a principal and its usage history, audited as `principal.delete` with whom it was.
+   * Its next token makes it anew. False when it was gone already.
+   */
+  async delete(id: string, actor: AuditActor): Promise<boolean> {
+    const gone = await this.store.deletePrincipal(id);
+    if (!gone) return false;
+    this.lastTouched.delete(id);
+    await this.usage.deleteUsage(id, utcDay(this.clock.now()));
+    await this.audit.record(actor, 'principal.delete', id, {
+      issuer: gone.issuer,
+      subject: gone.subject,
+    });
+    return true;
+  }
+
+  /** How many principals there are, against OAUTH_MAX_PRINCIPALS (doctor). */
+  async occupancy(): Promise<{ count: number; max: number } | undefined> {
+    if (!this.oauth) return undefined;
+    return { count: await this.store.countPrincipals(), max: this.oauth.maxPrincipals };
   }
 }

@@ -107,6 +107,8 @@ describe('OAuth settings', () => {
       defaultPlan: 'free',
       planClaim: undefined,
       jwksRefetchMs: 60_000,
+      principalIdleDays: 90,
+      maxPrincipals: 100_000,
     });
     expect(
       loadSettings({
@@ -115,12 +117,16 @@ describe('OAuth settings', () => {
         OAUTH_AUDIENCES: 'api://tools, 00000000-0000-0000-0000-000000000001',
         OAUTH_DEFAULT_PLAN: 'pro',
         OAUTH_PLAN_CLAIM: 'plan',
+        OAUTH_PRINCIPAL_IDLE_DAYS: '30',
+        OAUTH_MAX_PRINCIPALS: '5000',
       }).oauth,
     ).toMatchObject({
       issuers: [issuer, 'https://login.microsoftonline.com/t/v2.0'],
       audiences: ['api://tools', '00000000-0000-0000-0000-000000000001'],
       defaultPlan: 'pro',
       planClaim: 'plan',
+      principalIdleDays: 30,
+      maxPrincipals: 5000,
     });
   });
 
@@ -144,6 +150,18 @@ describe('OAuth settings', () => {
         OAUTH_DEFAULT_PLAN: 'gold',
       },
       "Invalid environment: OAUTH_DEFAULT_PLAN 'gold' is not a plan",
+    ],
+    [
+      { PUBLIC_URL: 'https://tools.example.com', OAUTH_ISSUERS: issuer, OAUTH_MAX_PRINCIPALS: '0' },
+      "Invalid environment: OAUTH_MAX_PRINCIPALS must be a whole number >= 1, got '0'",
+    ],
+    [
+      {
+        PUBLIC_URL: 'https://tools.example.com',
+        OAUTH_ISSUERS: issuer,
+        OAUTH_PRINCIPAL_IDLE_DAYS: 'never',
+      },
+      "Invalid environment: OAUTH_PRINCIPAL_IDLE_DAYS must be a whole number >= 1, got 'never'",
     ],
   ])('stops the start on %j', (env, message) => {
     expect(refusal(env)).toBe(message);

@@ -103,8 +103,12 @@ export interface OAuthSettings {
   defaultPlan: string;
   /** The claim that names a principal's plan, when the provider issues one. */
   planClaim?: string;
-  /** An unknown `kid` refetches an issuer's keys at most this often. */
+  /** Refetches of an issuer's keys that unknown `kid`s cause are at least this far apart. */
   jwksRefetchMs: number;
+  /** Principals unseen this many days (enabled, without operator settings) are purged. */
+  principalIdleDays: number;
+  /** At most this many principals: a new subject past it is refused. */
+  maxPrincipals: number;
 }
 
 export interface HttpTimeouts {
@@ -231,6 +235,8 @@ function oauthSettings(
       defaultPlan: oauthPlan,
       planClaim: parsed.OAUTH_PLAN_CLAIM,
       jwksRefetchMs: parsed.OAUTH_JWKS_REFETCH_MS,
+      principalIdleDays: parsed.OAUTH_PRINCIPAL_IDLE_DAYS,
+      maxPrincipals: parsed.OAUTH_MAX_PRINCIPALS,
     },
   };
 }

@@ -6,10 +6,13 @@ import {
   PrincipalPosition,
   PrincipalRecord,
   PrincipalStore,
+  scopeUnion,
 } from './principal.store';
 
 /** Principals kept by `ensurePrincipal` before it starts over. */
 const MAX_CACHED_PRINCIPALS = 10_000;
+/** Idle principals deleted by one statement of the purge. */
+const PURGE_SLICE = 1000;
 
 const CHANGEABLE = ['plan', 'daily_limit', 'monthly_limit', 'rate_limit', 'enabled'];
 
@@ -29,13 +32,31 @@ const MIGRATIONS = [
    ) WITHOUT ROWID;
    CREATE INDEX principals_order ON principals (first_seen_at, id);`,
   'ALTER TABLE principals ADD COLUMN monthly_limit INTEGER',
+  // The scopes its tokens have carried (space-separated; NULL: none recorded yet), and the index
+  // of the purge of idle principals.
+  `ALTER TABLE principals ADD COLUMN scopes TEXT;
+   CREATE INDEX principals_last_seen ON principals (last_seen_at);`,
 ];
 
-interface PrincipalRow extends Omit<PrincipalRecord, 'enabled'> {
+interface PrincipalRow extends Omit<PrincipalRecord, 'enabled' | 'scopes'> {
   enabled: number;
+  scopes: string | null;
 }
 
-const toRecord = (row: PrincipalRow): PrincipalRecord => ({ ...row, enabled: row.enabled !== 0 });
+const toRecord = (row: PrincipalRow): PrincipalRecord => ({
+  ...row,
+  enabled: row.enabled !== 0,
+  scopes: row.scopes === null ? null : row.scopes.split(' ').filter(Boolean),
+});
+
+const toRow = (record: PrincipalRecord): PrincipalRow => {
+  const { revision: _revision, ...fields } = record;
+  return {
+    ...fields,
+    enabled: record.enabled ? 1 : 0,
+    scopes: record.scopes === null ? null : record.scopes.join(' '),
+  };
+};
 
 /** Principals in the embedded store: the `principals` table. */
 export class SqlitePrincipalStore extends PrincipalStore {
@@ -54,21 +75,46 @@ export class SqlitePrincipalStore extends PrincipalStore {
          VALUES (@id, @issuer, @subject, @client_id, @first_seen_at, @last_seen_at)
          ON CONFLICT (id) DO NOTHING`,
       ),
+      put: db.prepare(
+        `INSERT OR REPLACE INTO principals (id, issuer, subject, client_id, plan, token_plan,
+           daily_limit, monthly_limit, rate_limit, enabled, scopes, first_seen_at, last_seen_at)
+         VALUES (@id, @issuer, @subject, @client_id, @plan, @token_plan, @daily_limit,
+           @monthly_limit, @rate_limit, @enabled, @scopes, @first_seen_at, @last_seen_at)`,
+      ),
       byId: db.prepare('SELECT * FROM principals WHERE id = ?'),
+      count: db.prepare('SELECT COUNT(*) FROM principals').pluck(),
       list: db.prepare('SELECT * FROM principals ORDER BY first_seen_at, id LIMIT ?'),
       listAfter: db.prepare(
         `SELECT * FROM principals WHERE (first_seen_at, id) > (?, ?)
          ORDER BY first_seen_at, id LIMIT ?`,
       ),
-      touch: db.prepare('UPDATE principals SET last_seen_at = ?, token_plan = ? WHERE id = ?'),
+      touch: db.prepare(
+        'UPDATE principals SET last_seen_at = ?, client_id = ?, token_plan = ? WHERE id = ?',
+      ),
+      scopes: db.prepare('UPDATE principals SET scopes = ? WHERE id = ?'),
+      delete: db.prepare('DELETE FROM principals WHERE id = ? RETURNING *'),
+      purge: db
+        .prepare(
+          `DELETE FROM principals WHERE id IN (
+           SELECT id FROM principals
+           WHERE last_seen_at < ? AND enabled = 1 AND plan IS NULL AND daily_limit IS NULL
+             AND monthly_limit IS NULL AND rate_limit IS NULL
+           LIMIT ?)
+         RETURNING id`,
+        )
+        .pluck(),
     };
   }
 
   /**
    * Every call with a token reads its principal: from memory while nothing has been committed
-   * (SqliteDatabase.dataVersion, as the key lookup), the table otherwise; a first sight inserts.
+   * (SqliteDatabase.dataVersion, as the key lookup), the table otherwise; a first sight inserts,
+   * the count checked in the same synchronous step.
    */
-  ensurePrincipal(seen: NewPrincipalRecord): Promise<PrincipalRecord> {
+  ensurePrincipal(
+    seen: NewPrincipalRecord,
+    options: { max?: number } = {},
+  ): Promise<PrincipalRecord | undefined> {
     return this.sqlite.run(() => {
       const version = this.sqlite.dataVersion();
       if (version !== this.keptAsOf) {
@@ -79,6 +125,9 @@ export class SqlitePrincipalStore extends PrincipalStore {
       if (known) return known;
       let row = this.stmt.byId.get(seen.id) as PrincipalRow | undefined;
       if (!row) {
+        if (options.max !== undefined && (this.stmt.count.get() as number) >= options.max) {
+          return undefined;
+        }
         this.stmt.insert.run(seen);
         this.sqlite.written();
         row = this.stmt.byId.get(seen.id) as PrincipalRow;
@@ -109,6 +158,10 @@ export class SqlitePrincipalStore extends PrincipalStore {
     });
   }
 
+  countPrincipals(): Promise<number> {
+    return this.sqlite.run(() => this.stmt.count.get() as number);
+  }
+
   updatePrincipal(id: string, changes: PrincipalChanges): Promise<PrincipalRecord | undefined> {
     const columns = Object.keys(changes).filter((c) => CHANGEABLE.includes(c));
     const params: Record<string, unknown> = { ...changes, id };
@@ -124,9 +177,58 @@ export class SqlitePrincipalStore extends PrincipalStore {
     });
   }
 
-  touchPrincipal(id: string, at: string, tokenPlan: string | null): Promise<void> {
+  touchPrincipal(
+    id: string,
+    seen: { at: string; clientId: string | null; tokenPlan: string | null },
+  ): Promise<void> {
     return this.sqlite.run(() => {
-      this.stmt.touch.run(at, tokenPlan, id);
+      this.stmt.touch.run(seen.at, seen.clientId, seen.tokenPlan, id);
     });
+  }
+
+  /** Read and written in one synchronous step: no other write comes between. */
+  addPrincipalScopes(id: string, scopes: string[]): Promise<void> {
+    return this.sqlite.run(() => {
+      const row = this.stmt.byId.get(id) as PrincipalRow | undefined;
+      if (!row) return;
+      const recorded = toRecord(row).scopes ?? [];
+      const union = scopeUnion(recorded, scopes) as string[];
+      if (union.length === recorded.length) return;
+      this.stmt.scopes.run(union.join(' '), id);
+      this.sqlite.written();
+    });
+  }
+
+  deletePrincipal(id: string): Promise<PrincipalRecord | undefined> {
+    return this.sqlite.run(() => {
+      const row = this.stmt.delete.get(id) as PrincipalRow | undefined;
+      this.sqlite.written();
+      return row && toRecord(row);
+    });
+  }
+
+  putPrincipal(record: PrincipalRecord): Promise<void> {
+    return this.sqlite.run(() => {
+      this.stmt.put.run(toRow(record));
+      this.sqlite.written();
+    });
+  }
+
+  /** A slice of PURGE_SLICE at a time, each its own statement: the event loop free between. */
+  async *purgeIdlePrincipals(seenBefore: string): AsyncIterable<string[]> {
+    for (;;) {
+      const ids = await this.sqlite.run(() => {
+        const gone = this.stmt.purge.all(seenBefore, PURGE_SLICE) as string[];
+        if (gone.length) this.sqlite.written();
+        return gone;
+      });
+      if (ids.length) yield ids;
+      if (ids.length < PURGE_SLICE) return;
+    }
+  }
+
+  /** One process writes a SQLite file's principals: nothing to wait for. */
+  exclusively<T>(_name: string, work: () => Promise<T>): Promise<T> {
+    return work();
   }
 }

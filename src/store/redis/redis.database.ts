@@ -18,7 +18,8 @@ export const WAIT_TIMEOUT_MS = 500;
 
 /** A Lua script as ioredis's `defineCommand` takes it. */
 export interface RedisScript {
-  numberOfKeys: number;
+  /** Absent: the command's first argument says how many keys follow. */
+  numberOfKeys?: number;
   lua: string;
 }
 

@@ -15,6 +15,8 @@
  *   {keys}:index                 zset    `<created_at> <id>` of every key, for the ordered list
  *   {principals}:index           zset    `<first_seen_at> <id>` of every OAuth principal
  *                                        (a principal's own keys are a key's: record, quota, ...)
+ *   {principals}:lock:<name>     string  held by the instance doing that work on principals
+ *                                        (the start-up merge of records of one subject)
  *   {keys}:initial-lock          string  held by the instance creating the first admin key
  *   {<inv id>}:invocation        hash    a long-running call (expires 24 hours after it ends)
  *   {<caller id>}:invocations    zset    `<created_at> <id>` of a caller's long-running calls
@@ -53,6 +55,7 @@ export const RedisKeys = {
   instanceLease: (instance: string) => `{instance:${instance}}`,
   keyIndex: '{keys}:index',
   principalIndex: '{principals}:index',
+  principalsLock: (name: string) => `{principals}:lock:${name}`,
   initialKeyLock: '{keys}:initial-lock',
   auditSeq: '{audit}:seq',
   auditLog: '{audit}:log',

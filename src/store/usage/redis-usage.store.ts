@@ -2,7 +2,14 @@ import type { Result } from 'ioredis';
 import { redisCall } from '../redis/redis.connection';
 import type { RedisDatabase } from '../redis/redis.database';
 import { RedisKeys } from '../redis/redis.keys';
-import { DayUsage, QuotaCharge, QuotaResult, USAGE_KEEP_DAYS, UsageStore } from './usage.store';
+import {
+  DayUsage,
+  historyPeriods,
+  QuotaCharge,
+  QuotaResult,
+  USAGE_KEEP_DAYS,
+  UsageStore,
+} from './usage.store';
 
 /**
  * A day's counters live 91 days from their first call, so the 90 days of the usage history can be
@@ -76,11 +83,45 @@ export function quotaResult(reply: number[]): QuotaResult {
   };
 }
 
+/**
+ * Lua: takes counters: KEYS the counters (strings) then the tools hashes, ARGV[1] how many are
+ * counters. Answers, per key, {} when absent, else its PTTL then its value (a counter) or its
+ * field/value pairs (a hash), and deletes it.
+ */
+const TAKE_USAGE_LUA = `
+local taken = {}
+for i, key in ipairs(KEYS) do
+  local ttl = redis.call('PTTL', key)
+  if ttl == -2 then taken[i] = {}
+  elseif i <= tonumber(ARGV[1]) then taken[i] = {ttl, redis.call('GET', key)}
+  else
+    local fields = redis.call('HGETALL', key)
+    table.insert(fields, 1, ttl)
+    taken[i] = fields
+  end
+  redis.call('DEL', key)
+end
+return taken`;
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /** KEYS: chargeKeys. ARGV: chargeArguments. */
     tisConsumeQuota(...args: string[]): Result<number[], Context>;
+    /** KEYS: counters then tools hashes. ARGV: how many counters. */
+    tisTakeUsage(...args: string[]): Result<(string | number)[][], Context>;
   }
+}
+
+/** Every counter of a key in the usage history up to `today`: the counters, then the hashes. */
+function historyKeys(keyId: string, today: string): { counters: string[]; hashes: string[] } {
+  const { days, months } = historyPeriods(today);
+  return {
+    counters: [
+      ...days.map((day) => RedisKeys.quota(keyId, day)),
+      ...months.map((month) => RedisKeys.monthlyQuota(keyId, month)),
+    ],
+    hashes: days.map((day) => RedisKeys.toolUsage(keyId, day)),
+  };
 }
 
 /** Usage counters in Redis: per key and day, month and day's tools, under the key's hash tag. */
@@ -93,6 +134,7 @@ export class RedisUsageStore extends UsageStore {
         lua: `${CONSUME_QUOTA_LUA}
       return consumeQuota(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`,
       },
+      tisTakeUsage: { lua: TAKE_USAGE_LUA },
     });
   }
 
@@ -118,6 +160,38 @@ export class RedisUsageStore extends UsageStore {
     return Number(
       (await redisCall(this.redis.client.get(RedisKeys.monthlyQuota(keyId, month)))) ?? 0,
     );
+  }
+
+  /**
+   * One script takes `from`'s counters (its slot), one pipeline adds them to `to`'s (its slot),
+   * each keeping the lifetime it had left.
+   */
+  async moveUsage(from: string, to: string, today: string): Promise<void> {
+    const source = historyKeys(from, today);
+    const target = historyKeys(to, today);
+    const keys = [...source.counters, ...source.hashes];
+    const taken = await redisCall(
+      this.redis.client.tisTakeUsage(String(keys.length), ...keys, String(source.counters.length)),
+    );
+    const targets = [...target.counters, ...target.hashes];
+    const pipeline = this.redis.client.pipeline();
+    taken.forEach((entry, i) => {
+      if (!entry.length) return;
+      const [ttl, ...value] = entry;
+      if (i < source.counters.length) pipeline.incrby(targets[i], Number(value[0]));
+      else {
+        for (let f = 0; f + 1 < value.length; f += 2) {
+          pipeline.hincrby(targets[i], String(value[f]), Number(value[f + 1]));
+        }
+      }
+      if (Number(ttl) > 0) pipeline.pexpire(targets[i], Number(ttl));
+    });
+    if (pipeline.length) await redisCall(pipeline.exec());
+  }
+
+  async deleteUsage(keyId: string, today: string): Promise<void> {
+    const { counters, hashes } = historyKeys(keyId, today);
+    await redisCall(this.redis.client.del(...counters, ...hashes));
   }
 
   /** One MGET and one HGETALL a day, pipelined: a key's days share its slot. */

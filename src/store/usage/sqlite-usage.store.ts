@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { storeFailure, type SqliteDatabase } from '../sqlite/sqlite.database';
+import { usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
 import {
   dayBefore,
   DayUsage,
@@ -60,6 +61,7 @@ interface Tally {
 export class SqliteUsageStore extends UsageStore {
   private readonly stmt: Record<string, Database.Statement>;
   private readonly countAll: Database.Transaction<(batch: PendingCount[]) => QuotaResult[]>;
+  private readonly history: UsageHistoryWrites;
   /** Counts asked for since the last group commit (see `consumeQuota`). */
   private pendingCounts: PendingCount[] = [];
   /** The day whose counters were last pruned: pruning runs once per new UTC day seen. */
@@ -107,6 +109,7 @@ export class SqliteUsageStore extends UsageStore {
          WHERE key_id = ? AND day >= ? AND day <= ?`,
       ),
     };
+    this.history = usageHistoryWrites(counters);
     // Run as BEGIN IMMEDIATE: the write lock is taken first, never upgraded from a read lock.
     this.countAll = counters.transaction((batch: PendingCount[]) => this.countBatch(batch));
     this.pruneOldUsage(new Date().toISOString().slice(0, 10));
@@ -236,6 +239,17 @@ export class SqliteUsageStore extends UsageStore {
 
   getMonthUsage(keyId: string, month: string): Promise<number> {
     return this.sqlite.run(() => this.monthUsed(keyId, month));
+  }
+
+  /** Counts still pending are written first: they are `from`'s too. */
+  moveUsage(from: string, to: string): Promise<void> {
+    this.commitCounts();
+    return this.sqlite.run(() => this.history.move.immediate(from, to));
+  }
+
+  deleteUsage(keyId: string): Promise<void> {
+    this.commitCounts();
+    return this.sqlite.run(() => this.history.delete.immediate(keyId));
   }
 
   getUsageDays(keyId: string, days: string[]): Promise<DayUsage[]> {

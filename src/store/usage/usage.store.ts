@@ -66,4 +66,18 @@ export abstract class UsageStore {
   abstract getMonthUsage(keyId: string, month: string): Promise<number>;
   /** What the key spent on each of the given UTC days (0, and no tools, for a day without calls). */
   abstract getUsageDays(keyId: string, days: string[]): Promise<DayUsage[]>;
+  /**
+   * Adds every counter of `from` (days, months, tools, within the history kept up to `today`) to
+   * those of `to`, and deletes `from`'s: one caller's usage recorded under two ids becomes one.
+   * Each counter is taken from `from` at once, so it is never added twice.
+   */
+  abstract moveUsage(from: string, to: string, today: string): Promise<void>;
+  /** Deletes every counter of the key (its usage history, up to `today`). */
+  abstract deleteUsage(keyId: string, today: string): Promise<void>;
+}
+
+/** The UTC days of the usage history up to `today`, and the months they fall in. */
+export function historyPeriods(today: string): { days: string[]; months: string[] } {
+  const days = Array.from({ length: USAGE_KEEP_DAYS + 1 }, (_, i) => dayBefore(today, i));
+  return { days, months: [...new Set(days.map((day) => day.slice(0, 7)))] };
 }

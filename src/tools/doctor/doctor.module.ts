@@ -11,6 +11,7 @@ import { DiskSpaceCheck } from './checks/disk-space.check';
 import { RuntimeVersionCheck } from './checks/runtime-version.check';
 import { StoreCheck } from './checks/store.check';
 import { OAuthIssuersCheck } from './checks/oauth-issuers.check';
+import { OAuthPrincipalsCheck } from './checks/oauth-principals.check';
 import { OAuthCoreModule } from '../../oauth/oauth.module';
 import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
@@ -30,6 +31,7 @@ import { DoctorService } from './doctor.service';
     ApiKeysCheck,
     DiskSpaceCheck,
     OAuthIssuersCheck,
+    OAuthPrincipalsCheck,
   ],
   exports: [DoctorService],
 })
