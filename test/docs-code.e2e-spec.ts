@@ -1,6 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import * as ts from 'typescript';
+import { type Block, blocksOf, PAGES } from './support/doc-blocks';
+import { typeCheck } from './support/typescript';
 
 /**
  * The TypeScript of the README and the docs compiles, against the repository as it is: a reader
@@ -11,49 +13,14 @@ import * as ts from 'typescript';
  *   would there, and the other file blocks of its page are beside it (a page may show a folder);
  *   a path that exists stands for that file, as the page shows it;
  * - any other block is a snippet: a module of its own beside its page, its statements run inside
- *   an async function (so `await` and a few lines of client code compile), its imports kept above.
+ *   an async function (so `await` and a few lines of client code compile), its imports kept above;
+ * - a block preceded by `<!-- compiled by test/<spec>.ts -->` needs files no page holds (types
+ *   generated from the served document): that spec compiles it, and this one checks it does.
  *
  * Each page is one program with the project's tsconfig.json: type errors, unknown imports and
  * missing names are all reported, with the page, the block's line and the message.
  */
 const ROOT = resolve(__dirname, '..');
-const PAGES = [
-  'README.md',
-  'bench/README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
-
-/** One TypeScript block of a page: where it is, and the file it is compiled as. */
-interface Block {
-  page: string;
-  /** The line of the page where its code starts (1-based). */
-  line: number;
-  code: string;
-  /** A file of the repository (`src/...`), or undefined for a snippet. */
-  path?: string;
-}
-
-/** A first line `// <path>.ts` names the file the block is (words may follow: `: what it is`). */
-const FILE_COMMENT = /^\/\/ ((?:\.{0,2}\/)?[\w.@/-]+\.ts)\b/;
-
-/** The ```ts and ```typescript blocks of a markdown text, indented ones (in lists) included. */
-export function blocksOf(page: string, markdown: string): Block[] {
-  const blocks: Block[] = [];
-  const fence = /^( *)(`{3,})(ts|typescript)[^\S\n]*[^\n`]*\n([\s\S]*?)^ *\2`*[^\S\n]*$/gm;
-  for (const match of markdown.matchAll(fence)) {
-    const [, indent, , , body] = match;
-    const code = body
-      .split('\n')
-      .map((text) => (text.startsWith(indent) ? text.slice(indent.length) : text.trimStart()))
-      .join('\n');
-    const line = markdown.slice(0, match.index).split('\n').length + 1;
-    const named = FILE_COMMENT.exec(code.split('\n')[0]);
-    blocks.push({ page, line, code, path: named?.[1] });
-  }
-  return blocks;
-}
 
 /**
  * A snippet as a module: its imports first, then the rest inside an async function, written on the
@@ -66,16 +33,6 @@ function asModule(code: string): string {
   return `${code.slice(0, end)} export async function snippet(): Promise<void> {${code.slice(end)}\n}\n`;
 }
 
-const CONFIG = (() => {
-  const file = join(ROOT, 'tsconfig.json');
-  const { config } = ts.readConfigFile(file, (path) => ts.sys.readFile(path));
-  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, ROOT, undefined, file);
-  return { ...parsed.options, noEmit: true, incremental: false };
-})();
-
-/** Files read once for every page: the libraries and the repository's own sources. */
-const sourceCache = new Map<string, ts.SourceFile | undefined>();
-
 /** Where each block is compiled: its path, or a name of its own beside its page. */
 function fileNameOf(block: Block, index: number): string {
   if (block.path) return resolve(ROOT, block.path);
@@ -84,58 +41,23 @@ function fileNameOf(block: Block, index: number): string {
 
 /** What is wrong with the TypeScript of these blocks (of one page), one line a problem. */
 export function compileProblems(blocks: Block[]): string[] {
-  if (!blocks.length) return [];
   const problems: string[] = [];
-  const files = new Map<string, { block: Block; text: string }>();
+  const files = new Map<string, string>();
+  const blockOf = new Map<string, Block>();
   blocks.forEach((block, index) => {
     const name = fileNameOf(block, index);
     if (files.has(name)) {
       problems.push(`${block.page}:${block.line}: ${block.path} is shown twice on the page`);
     }
-    files.set(name, { block, text: block.path ? block.code : asModule(block.code) });
+    files.set(name, block.path ? block.code : asModule(block.code));
+    blockOf.set(name, block);
   });
-
-  const host = ts.createCompilerHost(CONFIG, true);
-  const fileExists = host.fileExists.bind(host);
-  const readFile = host.readFile.bind(host);
-  host.fileExists = (name) => files.has(resolve(name)) || fileExists(name);
-  host.readFile = (name) => files.get(resolve(name))?.text ?? readFile(name);
-  const directoryExists = host.directoryExists?.bind(host);
-  host.directoryExists = (name) =>
-    [...files.keys()].some((file) => file.startsWith(resolve(name) + sep)) ||
-    (directoryExists?.(name) ?? true);
-  host.getSourceFile = (name, languageVersion) => {
-    const own = files.get(resolve(name));
-    if (own) return ts.createSourceFile(name, own.text, languageVersion, true);
-    if (!sourceCache.has(name)) {
-      const text = readFile(name);
-      sourceCache.set(
-        name,
-        text === undefined ? undefined : ts.createSourceFile(name, text, languageVersion, true),
-      );
-    }
-    return sourceCache.get(name);
-  };
-
-  const program = ts.createProgram([...files.keys()], CONFIG, host);
-  problems.push(...program.getOptionsDiagnostics().map((d) => `tsconfig: ${message(d)}`));
-  for (const [name, { block }] of files) {
-    const source = program.getSourceFile(name);
-    if (!source) throw new Error(`${name} was not compiled`);
-    const diagnostics = [
-      ...program.getSyntacticDiagnostics(source),
-      ...program.getSemanticDiagnostics(source),
-    ];
-    for (const diagnostic of diagnostics) {
-      const { line } = source.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
-      problems.push(`${block.page}:${block.line + line}: ${message(diagnostic)}`);
-    }
+  if (!files.size) return problems;
+  for (const { file, line, message } of typeCheck(files)) {
+    const block = blockOf.get(file);
+    problems.push(block ? `${block.page}:${block.line + line}: ${message}` : `${file}: ${message}`);
   }
   return problems;
-}
-
-function message(diagnostic: ts.Diagnostic): string {
-  return ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
 }
 
 const byPage = PAGES.map((page) => {
@@ -147,10 +69,19 @@ describe('the TypeScript of the docs compiles', () => {
   it.each(byPage.map(({ page, blocks }) => [page, blocks] as const))(
     '%s',
     (_page, blocks) => {
-      expect(compileProblems(blocks)).toEqual([]);
+      expect(compileProblems(blocks.filter((block) => !block.compiledBy))).toEqual([]);
     },
     60_000,
   );
+
+  it('leaves a block to the spec its comment names only when that spec reads its page', () => {
+    const elsewhere = byPage.flatMap(({ blocks }) => blocks).filter((block) => block.compiledBy);
+    for (const { page, line, compiledBy } of elsewhere) {
+      const spec = join(ROOT, compiledBy as string);
+      const reads = existsSync(spec) && readFileSync(spec, 'utf8').includes(`'${page}'`);
+      expect({ page, line, compiledBy, reads }).toEqual({ page, line, compiledBy, reads: true });
+    }
+  });
 
   it('finds the blocks: files under their paths, snippets, indented ones', () => {
     const files = byPage.flatMap(({ blocks }) => blocks).filter((block) => block.path);
@@ -173,6 +104,10 @@ describe('the TypeScript of the docs compiles', () => {
       '```ts',
       'const y = 2;',
       '```',
+      '<!-- compiled by test/z.e2e-spec.ts -->',
+      '```ts',
+      'const z = 3;',
+      '```',
       '```bash',
       'echo not compiled',
       '```',
@@ -185,6 +120,13 @@ describe('the TypeScript of the docs compiles', () => {
         path: 'src/x/y.ts',
       },
       { page: 'docs/x.md', line: 11, code: 'const y = 2;\n', path: undefined },
+      {
+        page: 'docs/x.md',
+        line: 15,
+        code: 'const z = 3;\n',
+        path: undefined,
+        compiledBy: 'test/z.e2e-spec.ts',
+      },
     ]);
   });
 

@@ -52,6 +52,35 @@ function bodySchemaOf(
     : undefined;
 }
 
+/**
+ * Each request body is a component of its own (`#/components/requestBodies/<Input>`) holding its
+ * schema, rather than a reference to `#/components/schemas/<Input>`. Generators type a schema by
+ * where it sits: openapi-typescript (by default) makes a property with a `default` required in a
+ * schema, as a response or the handler sees it, and optional in a request body, as a client may
+ * send it. So a typed client may leave out `shout` or `times`, and the defaults stay documented.
+ */
+function requestBodiesAsComponents(document: OpenAPIObject): void {
+  const components = (document.components ??= {});
+  const schemas = (components.schemas ??= {});
+  const moved = new Set<string>();
+  for (const operation of operationsOf(document)) {
+    const body = operation.requestBody as RequestBodyObject | undefined;
+    const ref = (body?.content?.['application/json']?.schema as ReferenceObject | undefined)?.$ref;
+    const name = ref?.split('/').pop();
+    if (!body || !name || !schemas[name]) continue;
+    (components.requestBodies ??= {})[name] = {
+      required: body.required,
+      content: { 'application/json': { schema: schemas[name] } },
+    };
+    operation.requestBody = { $ref: `#/components/requestBodies/${name}` };
+    moved.add(name);
+  }
+  const text = JSON.stringify(document);
+  for (const name of moved) {
+    if (!text.includes(`"#/components/schemas/${name}"`)) delete schemas[name];
+  }
+}
+
 const REQUEST_ID: HeaderObject = {
   description: 'The request id: a well-formed incoming `X-Request-Id` is kept, else a new one.',
   schema: { type: 'string' },
@@ -140,6 +169,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   closeRequestBodies(document);
   stateCommonFacts(document);
+  requestBodiesAsComponents(document);
   return document;
 }
 
