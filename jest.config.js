@@ -33,7 +33,7 @@ const notInRedisRun = [
   'fuzz\\.e2e-spec\\.ts$',
   '/(keys-cli|config-startup|key-names|cli-first-start)\\.e2e-spec\\.ts$',
   // What no store decides: the build check, the documents, the HTTP server's own limits.
-  '/(ensure-built|newcomer|docs-links|docs-code|openapi|openapi-coverage|max-connections|cors|request-context)\\.e2e-spec\\.ts$',
+  '/(ensure-built|newcomer|docs-links|docs-code|typed-client|front-door|openapi|openapi-coverage|max-connections|cors|request-context)\\.e2e-spec\\.ts$',
 ];
 const e2e = {
   ...common,
