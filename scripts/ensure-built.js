@@ -1,11 +1,19 @@
 #!/usr/bin/env node
-// `npm start`, `npm run cli` and `npm run build` come here. dist/ is built (nest build) only when it
-// is missing or older than what it is built from: any file under src/, tsconfig*.json,
-// nest-cli.json or package.json newer than the last successful build. A second `npm start` with
-// nothing changed starts at once instead of spending ~9 s on the same build. `--force` builds
-// in any case (npm run build). The build's output goes to stderr, so that the CLI's `--json`
-// output on stdout stays clean. An installation without dev dependencies (npm prune --omit=dev)
-// ships dist/ already built: without the build tools, a dist/ that is there is used as it is.
+// `npm start`, `npm run cli` and `npm run build` come here, and so does the test run's global
+// setup. A build is made only when it is missing or older than what it is built from: any file
+// under src/, the tsconfig files, .swcrc, nest-cli.json or package.json newer than its last
+// successful build. A second `npm start` with nothing changed starts at once instead of spending
+// ~9 s on the same build. `--force` builds in any case (npm run build). The build's output goes to
+// stderr, so that the CLI's `--json` output on stdout stays clean. An installation without dev
+// dependencies (npm prune --omit=dev) ships dist/ already built: without the build tools, a dist/
+// that is there is used as it is.
+//
+// Two builds, each with its own output folder and stamp:
+// - dist/: `nest build` (tsc, type-checked), what `npm start`, the CLI, the image and the bench run;
+// - dist-test/ (`--for-tests`): `nest build --builder swc`, what the test suites spawn (the compiled
+//   CLI and server). SWC compiles without type-checking, in a fraction of tsc's time: the type
+//   check is `npm run lint`'s and `npm run build`'s, as it is for the specs, which jest compiles
+//   file by file.
 //
 // NEST_BIN names another `nest` entry to run (the test of this script runs a fake one).
 const { execFileSync } = require('node:child_process');
@@ -13,16 +21,33 @@ const { existsSync, readdirSync, statSync, utimesSync, writeFileSync } = require
 const { join, relative } = require('node:path');
 
 const ROOT = join(__dirname, '..');
-/** What dist/ is built from. */
-const INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package.json'];
+
+/** What each build runs and leaves. */
+const BUILDS = {
+  dist: { outDir: 'dist', nestArgs: ['build'] },
+  tests: {
+    outDir: 'dist-test',
+    nestArgs: ['build', '--builder', 'swc', '--path', 'tsconfig.test-build.json'],
+  },
+};
+/** What every build is built from. */
+const INPUTS = [
+  'src',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'tsconfig.test-build.json',
+  '.swcrc',
+  'nest-cli.json',
+  'package.json',
+];
 /** What a build leaves that the scripts run. */
-const OUTPUTS = [join('dist', 'main.js'), join('dist', 'cli.js')];
+const ENTRY_POINTS = ['main.js', 'cli.js'];
 /**
  * Written after a successful build, with the time the build started as its mtime: a file saved
- * while the build ran is newer, so the next start builds again. `nest build` empties dist/ first
- * (deleteOutDir), so a failed build leaves no stamp.
+ * while the build ran is newer, so the next start builds again. `nest build` empties the output
+ * folder first (deleteOutDir), so a failed build leaves no stamp.
  */
-const STAMP = join('dist', '.build-stamp');
+const STAMP = '.build-stamp';
 
 /** The newest file at or below `path`, or undefined when there is none. */
 function newestFile(path) {
@@ -37,11 +62,13 @@ function newestFile(path) {
   return newest;
 }
 
-/** Why dist/ under `root` must be built, or undefined when it is up to date. */
-function staleReason(root = ROOT) {
-  const missing = [STAMP, ...OUTPUTS].find((file) => !existsSync(join(root, file)));
+/** Why `build` under `root` must be made, or undefined when it is up to date. */
+function staleReason(root = ROOT, build = BUILDS.dist) {
+  const missing = [STAMP, ...ENTRY_POINTS]
+    .map((file) => join(build.outDir, file))
+    .find((file) => !existsSync(join(root, file)));
   if (missing) return `${missing} is missing`;
-  const built = statSync(join(root, STAMP)).mtimeMs;
+  const built = statSync(join(root, build.outDir, STAMP)).mtimeMs;
   for (const input of INPUTS) {
     const newest = newestFile(join(root, input));
     if (newest && newest.mtimeMs > built) {
@@ -60,34 +87,47 @@ function nestBin(root) {
   }
 }
 
-/** Runs nest build in `root`, then stamps dist/ with the time the build started. */
-function build(root, nest) {
+/** Runs nest for `build` in `root`, then stamps its output with the time the build started. */
+function make(root, nest, build) {
   const started = new Date();
-  execFileSync(process.execPath, [nest, 'build'], { cwd: root, stdio: ['ignore', 2, 2] });
-  const stamp = join(root, STAMP);
+  execFileSync(process.execPath, [nest, ...build.nestArgs], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
+  const stamp = join(root, build.outDir, STAMP);
   writeFileSync(stamp, `${started.toISOString()}\n`);
   utimesSync(stamp, started, started);
 }
 
-/** Builds dist/ under `root` when it is stale (or `force`); true when it built. */
-function ensureBuilt(root = ROOT, { force = false } = {}) {
-  const reason = force ? 'asked to' : staleReason(root);
+/**
+ * Makes a build under `root` when it is stale (or `force`): dist/, or with `forTests` the test
+ * suites' build; true when it built.
+ */
+function ensureBuilt(root = ROOT, { force = false, forTests = false } = {}) {
+  const build = forTests ? BUILDS.tests : BUILDS.dist;
+  const reason = force ? 'asked to' : staleReason(root, build);
   if (!reason) return false;
   const nest = nestBin(root);
   if (!nest) {
-    if (!force && OUTPUTS.every((file) => existsSync(join(root, file)))) return false;
-    throw new Error('dist/ is missing and the build tools are not installed: run npm ci && npm run build');
+    const there = ENTRY_POINTS.every((file) => existsSync(join(root, build.outDir, file)));
+    if (!force && there) return false;
+    throw new Error(
+      `${build.outDir}/ is missing and the build tools are not installed: run npm ci && npm run build`,
+    );
   }
-  process.stderr.write(`Building dist/ (${reason})\n`);
-  build(root, nest);
+  process.stderr.write(`Building ${build.outDir}/ (${reason})\n`);
+  make(root, nest, build);
   return true;
 }
 
-module.exports = { ensureBuilt, staleReason };
+module.exports = { BUILDS, ensureBuilt, staleReason };
 
 if (require.main === module) {
   try {
-    ensureBuilt(ROOT, { force: process.argv.includes('--force') });
+    ensureBuilt(ROOT, {
+      force: process.argv.includes('--force'),
+      forTests: process.argv.includes('--for-tests'),
+    });
   } catch (error) {
     // A failed build has already printed its errors; the exit code is what npm reports.
     if (!error.status) process.stderr.write(`error: ${error.message}\n`);

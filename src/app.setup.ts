@@ -1,6 +1,7 @@
 import { INestApplication, ShutdownSignal } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { Logger } from 'nestjs-pino';
+import { setupFrontPage } from './docs/front-page';
 import { DOCS_PATH, setupOpenApi } from './docs/openapi';
 import { corsFor } from './http/cors';
 import { hardenHttpServer } from './http/http-server';
@@ -49,6 +50,7 @@ export function configureApp(app: INestApplication): INestApplication {
       : undefined,
   });
   setupOpenApi(app);
+  setupFrontPage(app);
   hardenHttpServer(
     app.getHttpServer() as Server,
     settings.httpTimeouts,

@@ -1,4 +1,5 @@
 import { bearer, startApp, TestApp } from './support/app';
+import { requestBodyOf } from './support/openapi';
 import { metricValue } from './support/metrics';
 import { SubscribeModule } from './support/raw-dto-tool.module';
 import { WordCountModule } from './support/sample-tool.module';
@@ -104,9 +105,11 @@ describe('adding a tool: word_count from one file (e2e)', () => {
     const op = doc.paths['/api/v1/services/word_count'].post;
     expect(op.operationId).toBe('word_count');
     expect(op.security).toEqual([{ bearer: [] }]);
-    expect(op.requestBody.content['application/json'].schema.$ref).toBe(
-      '#/components/schemas/WordCountInput',
-    );
+    expect(requestBodyOf(doc, op)).toMatchObject({
+      name: 'WordCountInput',
+      required: true,
+      schema: { required: ['text'], additionalProperties: false },
+    });
     expect(Object.keys(op.responses)).toEqual(
       expect.arrayContaining(['200', '400', '401', '402', '403', '429']),
     );

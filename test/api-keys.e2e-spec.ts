@@ -1,4 +1,5 @@
 import { bearer, startApp, TestApp } from './support/app';
+import { requestBodyOf } from './support/openapi';
 
 describe('API key management (e2e)', () => {
   let t: TestApp;
@@ -132,7 +133,11 @@ describe('API key management (e2e)', () => {
         type: 'too_long',
       },
     ]);
-    const schema = (await t.http().get('/openapi.json')).body.components.schemas.CreateApiKeyInput;
+    const doc = (await t.http().get('/openapi.json')).body;
+    const { schema } = requestBodyOf<{ properties: Record<string, { maxItems?: number }> }>(
+      doc,
+      doc.paths['/api/v1/auth/api-keys'].post,
+    );
     expect(schema.properties.scopes.maxItems).toBe(20);
   });
 

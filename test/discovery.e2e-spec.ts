@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../src/validation/json-schema';
 import { ToolRegistry } from '../src/tools/tool.registry';
 import { bearer, startApp, TestApp } from './support/app';
+import { requestBodyOf } from './support/openapi';
 import { GREET_INPUT_SCHEMA, GREET_OUTPUT_SCHEMA } from './support/greet-schema';
 import { WordCountModule } from './support/sample-tool.module';
 
@@ -249,9 +250,7 @@ describe('discovery: GET /api/v1/services (e2e)', () => {
     }[];
     const doc = (await t.http().get('/openapi.json')).body;
     for (const tool of tools) {
-      const ref: string =
-        doc.paths[tool.path].post.requestBody.content['application/json'].schema.$ref;
-      const component = doc.components.schemas[ref.split('/').pop() as string] as ObjectSchema;
+      const component = requestBodyOf<ObjectSchema>(doc, doc.paths[tool.path].post).schema;
       expect(component.required ?? []).toEqual(tool.input_schema.required ?? []);
       expect(Object.keys(component.properties ?? {})).toEqual(
         Object.keys(tool.input_schema.properties ?? {}),

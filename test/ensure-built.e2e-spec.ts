@@ -15,28 +15,34 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..');
 const SCRIPT = join(ROOT, 'scripts', 'ensure-built.js');
-/** What dist/ is built from, in a checkout of the test's own. */
+/** What the builds are made from, in a checkout of the test's own. */
 const INPUTS = [
   'src/main.ts',
   'src/auth/scopes.ts',
   'tsconfig.json',
   'tsconfig.build.json',
+  'tsconfig.test-build.json',
+  '.swcrc',
   'nest-cli.json',
   'package.json',
 ];
 
 /**
- * A `nest` that builds in no time: it records that it ran, then does what `nest build` does to
- * dist/ (emptied first, as deleteOutDir asks, then the two entry points written); FAIL=1 fails.
+ * A `nest` that builds in no time: it records how it was called, then does what `nest build` does
+ * to the output folder of the tsconfig it is given (`--path`; dist/ without one): emptied first,
+ * as deleteOutDir asks, then the two entry points written. FAIL=1 fails.
  */
 const FAKE_NEST = `
 const fs = require('node:fs');
-fs.appendFileSync(process.env.CALLS, process.argv.slice(2).join(' ') + '\\n');
-fs.rmSync('dist', { recursive: true, force: true });
+const args = process.argv.slice(2);
+fs.appendFileSync(process.env.CALLS, args.join(' ') + '\\n');
+const tsconfig = args.includes('--path') ? args[args.indexOf('--path') + 1] : undefined;
+const out = tsconfig ? JSON.parse(fs.readFileSync(tsconfig, 'utf8')).compilerOptions.outDir : 'dist';
+fs.rmSync(out, { recursive: true, force: true });
 if (process.env.FAIL) { console.error('src/main.ts: error TS1005'); process.exit(1); }
-fs.mkdirSync('dist');
-fs.writeFileSync('dist/main.js', '');
-fs.writeFileSync('dist/cli.js', '');
+fs.mkdirSync(out);
+fs.writeFileSync(out + '/main.js', '');
+fs.writeFileSync(out + '/cli.js', '');
 `;
 
 /** A checkout of its own, the script in its scripts/, with what dist/ is built from. */
@@ -46,6 +52,10 @@ function checkout(): string {
   copyFileSync(SCRIPT, join(root, 'scripts', 'ensure-built.js'));
   mkdirSync(join(root, 'src', 'auth'), { recursive: true });
   for (const file of INPUTS) writeFileSync(join(root, file), '{}\n');
+  writeFileSync(
+    join(root, 'tsconfig.test-build.json'),
+    JSON.stringify({ compilerOptions: { outDir: 'dist-test' } }),
+  );
   writeFileSync(join(root, 'fake-nest.js'), FAKE_NEST);
   // Every input a while ago: what a later change touches is newer, whatever the clock's grain.
   const past = new Date(Date.now() - 60_000);
@@ -55,22 +65,27 @@ function checkout(): string {
 
 /** Runs the script as `npm start`'s prestart does; `builds` counts the fake nest's runs so far. */
 function ensureBuilt(root: string, args: string[] = [], env: Record<string, string> = {}) {
-  const calls = join(root, 'calls.log');
   const run = spawnSync(process.execPath, [join(root, 'scripts', 'ensure-built.js'), ...args], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
       NEST_BIN: join(root, 'fake-nest.js'),
-      CALLS: calls,
+      CALLS: join(root, 'calls.log'),
       ...env,
     },
     encoding: 'utf8',
   });
-  const builds = existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean) : [];
-  return { status: run.status, stderr: run.stderr, builds: builds.length };
+  return { status: run.status, stderr: run.stderr, builds: nestCalls(root).length };
 }
 
-const stampTime = (root: string) => statSync(join(root, 'dist', '.build-stamp')).mtimeMs;
+/** How the fake nest was called, one line a build. */
+function nestCalls(root: string): string[] {
+  const calls = join(root, 'calls.log');
+  return existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+const stampTime = (root: string, outDir = 'dist') =>
+  statSync(join(root, outDir, '.build-stamp')).mtimeMs;
 
 /** Marks a file as just edited. */
 function touch(root: string, file: string): void {
@@ -157,6 +172,32 @@ describe('npm start and npm run cli build only when needed (scripts/ensure-built
     );
   });
 
+  it("builds the test suites' build apart: dist-test/, with SWC, on a stamp of its own", () => {
+    ensureBuilt(root);
+    const distStamped = stampTime(root);
+    const first = ensureBuilt(root, ['--for-tests']);
+    expect(first).toMatchObject({ status: 0, builds: 2 });
+    expect(first.stderr).toBe('Building dist-test/ (dist-test/.build-stamp is missing)\n');
+    expect(nestCalls(root)).toEqual([
+      'build',
+      'build --builder swc --path tsconfig.test-build.json',
+    ]);
+    expect(ensureBuilt(root, ['--for-tests'])).toEqual({ status: 0, stderr: '', builds: 2 });
+
+    touch(root, 'src/main.ts');
+    expect(ensureBuilt(root, ['--for-tests'])).toMatchObject({
+      stderr: 'Building dist-test/ (src/main.ts changed since the last build)\n',
+      builds: 3,
+    });
+    // dist/ was left alone, and is stale by its own stamp.
+    expect(stampTime(root)).toBe(distStamped);
+    expect(existsSync(join(root, 'dist', 'main.js'))).toBe(true);
+    expect(ensureBuilt(root)).toMatchObject({
+      stderr: 'Building dist/ (src/main.ts changed since the last build)\n',
+      builds: 4,
+    });
+  });
+
   it('is what npm start, npm run cli, npm run build and the test run use', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
@@ -164,11 +205,14 @@ describe('npm start and npm run cli build only when needed (scripts/ensure-built
     expect(scripts.prestart).toBe('node scripts/ensure-built.js');
     expect(scripts.cli).toBe('node scripts/ensure-built.js && node dist/cli.js');
     expect(scripts.build).toBe('node scripts/ensure-built.js --force');
-    // The run's global setup built this checkout's dist/ by the same check: it is up to date, and
-    // a second start builds nothing (the real nest, which would take seconds, is not run).
-    const stamped = stampTime(ROOT);
-    const run = spawnSync(process.execPath, [SCRIPT], { cwd: ROOT, encoding: 'utf8' });
+    // The run's global setup made this checkout's test build by the same check: it is up to date,
+    // and a second check builds nothing (the real nest, which would take a second, is not run).
+    const stamped = stampTime(ROOT, 'dist-test');
+    const run = spawnSync(process.execPath, [SCRIPT, '--for-tests'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
-    expect(stampTime(ROOT)).toBe(stamped);
+    expect(stampTime(ROOT, 'dist-test')).toBe(stamped);
   });
 });

@@ -2,11 +2,12 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from './support/redis';
 import { baseEnv, tempDataDir } from './support/app';
+import { BUILT_MAIN } from './support/built';
 
 const ROOT = join(__dirname, '..');
 
 /**
- * The server as operators start it (`node dist/main.js`) runs with V8's allocation-site
+ * The server as operators start it (`node dist/main.js`; test/support/built.ts) runs with V8's allocation-site
  * pretenuring off (src/common/heap-tuning.ts): V8 then prints no pretenuring statistics, where a
  * process with it on prints some at the scavenges of its start-up already.
  */
@@ -14,7 +15,7 @@ describe('V8 heap settings of the server (e2e)', () => {
   it('starts with allocation-site pretenuring off', async () => {
     const dataDir = tempDataDir();
     const port = await freePort();
-    const child = spawn(process.execPath, ['--trace-pretenuring-statistics', 'dist/main.js'], {
+    const child = spawn(process.execPath, ['--trace-pretenuring-statistics', BUILT_MAIN], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',

@@ -3,6 +3,7 @@ import { KeyStore } from '../src/store/keys/key.store';
 import { CLI_ACTOR } from '../src/audit/audit.context';
 import { AuditService } from '../src/audit/audit.service';
 import { bearer, startApp, TestApp } from './support/app';
+import { requestBodyOf } from './support/openapi';
 import { runCli, CLI_TIMEOUT_MS } from './support/cli';
 
 /** A name a red team tried: it clears the screen and retitles the terminal of whoever lists keys. */
@@ -82,11 +83,15 @@ describe('key names are text, not terminal commands (e2e)', () => {
   });
 
   it('publishes the rule in the schema: maxLength 200 and the label pattern', async () => {
-    const { schemas } = (await t.http().get('/openapi.json')).body.components as {
-      schemas: Record<string, { properties: Record<string, Record<string, unknown>> }>;
-    };
-    for (const dto of ['CreateApiKeyInput', 'UpdateApiKeyInput']) {
-      const name = schemas[dto].properties.name;
+    const doc = (await t.http().get('/openapi.json')).body;
+    for (const [path, method] of [
+      ['/api/v1/auth/api-keys', 'post'],
+      ['/api/v1/auth/api-keys/{id}', 'patch'],
+    ]) {
+      const { schema } = requestBodyOf<{
+        properties: Record<string, Record<string, unknown>>;
+      }>(doc, doc.paths[path][method]);
+      const name = schema.properties.name;
       expect(name).toMatchObject({ minLength: 1, maxLength: 200, pattern: expect.any(String) });
       const pattern = new RegExp(name.pattern as string, 'u');
       expect(

@@ -1,6 +1,7 @@
 import type { Response } from 'supertest';
 import { RouteTable } from '../src/http/route-table';
 import { bearer, startApp, TestApp } from './support/app';
+import { requestBodyOf } from './support/openapi';
 
 /** The headers this contract names: whenever an answer carries one, the document must say so. */
 const CONTRACT_HEADERS = [
@@ -20,6 +21,7 @@ const CONTRACT_HEADERS = [
 ];
 
 interface Operation {
+  requestBody?: { $ref: string };
   responses: Record<string, { headers?: Record<string, unknown> }>;
 }
 
@@ -157,11 +159,7 @@ describe('the OpenAPI document covers what the service sends (e2e)', () => {
     expect(doc.paths['/health'].get).toMatchObject({ security: [] });
     expect(doc.paths['/metrics'].get).toMatchObject({ security: [] });
     const optional = (tool: string) =>
-      (
-        doc.paths[`/api/v1/services/${tool}`].post as unknown as {
-          requestBody: { required?: boolean };
-        }
-      ).requestBody.required;
+      requestBodyOf(doc as never, doc.paths[`/api/v1/services/${tool}`].post).required;
     expect(optional('config_show')).toBe(false);
     expect(optional('doctor')).toBe(false);
     expect(optional('greet')).toBe(true);

@@ -1,10 +1,11 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { startApp, TestApp } from './support/app';
+import { requestBodyOf } from './support/openapi';
 
 interface Operation {
   operationId?: string;
   parameters?: { name: string; in: string; schema?: Record<string, unknown> }[];
-  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+  requestBody?: { $ref: string };
   responses: Record<
     string,
     { headers?: Record<string, unknown>; content?: Record<string, { example?: unknown }> }
@@ -51,8 +52,13 @@ describe('OpenAPI: key lifecycle, usage, audit and idempotency (e2e)', () => {
 
   it('gives examples for the new bodies, query parameters and headers', () => {
     const schemas = doc.components.schemas;
-    expect(schemas.UpdateApiKeyInput.properties?.daily_limit.example).toBe(500);
-    expect(schemas.RotateApiKeyInput.properties?.grace_seconds.example).toBe(3600);
+    type Body = { properties?: Record<string, { example?: unknown }> };
+    const bodyOf = (path: string, method: string) =>
+      requestBodyOf<Body>(doc as never, doc.paths[path][method]).schema;
+    expect(bodyOf('/api/v1/auth/api-keys/{id}', 'patch').properties?.daily_limit.example).toBe(500);
+    expect(
+      bodyOf('/api/v1/auth/api-keys/{id}/rotate', 'post').properties?.grace_seconds.example,
+    ).toBe(3600);
     expect(schemas.AuditEntryView.properties?.details.example).toEqual({
       daily_limit: { from: 100, to: 500 },
     });

@@ -1,11 +1,16 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { ToolRegistry } from '../src/tools/tool.registry';
 import { startApp, TestApp } from './support/app';
+import { requestBodyOf } from './support/openapi';
 
 type Doc = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
+  components: {
+    schemas: Record<string, Schema>;
+    requestBodies: Record<string, { content: Record<string, { schema: Schema }> }>;
+    securitySchemes: Record<string, unknown>;
+  };
 };
 type Schema = {
   $ref?: string;
@@ -17,7 +22,8 @@ type Schema = {
 };
 type Operation = {
   security?: Record<string, string[]>[];
-  requestBody?: { content: Record<string, { schema: Schema }> };
+  requestBody?: { $ref: string };
+  parameters?: { name: string; in: string }[];
   responses: Record<
     string,
     { headers?: Record<string, unknown>; content?: Record<string, { schema: Schema }> }
@@ -65,7 +71,7 @@ describe('OpenAPI document and docs (e2e)', () => {
       const op = doc.paths[tool.path]?.post;
       expect({ path: tool.path, documented: !!op }).toEqual({ path: tool.path, documented: true });
       expect(op.security).toEqual([{ bearer: [] }]);
-      const body = resolve(op.requestBody!.content['application/json'].schema);
+      const body = requestBodyOf<Schema>(doc, op).schema;
       expect(body.type).toBe('object');
       // Unknown fields are rejected, and the document says so.
       expect(body.additionalProperties).toBe(false);
@@ -87,6 +93,25 @@ describe('OpenAPI document and docs (e2e)', () => {
           'X-RateLimit-Reset',
         ]),
       );
+    }
+  });
+
+  it('documents the 202 of a background call only for tools that may run in the background', () => {
+    const tools = t.app.get(ToolRegistry).list();
+    const never = tools.filter((tool) => tool.runtime.async === 'never').map(({ name }) => name);
+    expect(never).toEqual(
+      expect.arrayContaining(['greet', 'config_show', 'config_get', 'config_set']),
+    );
+    expect(never).not.toContain('doctor');
+    for (const tool of tools) {
+      const op = doc.paths[tool.path].post;
+      const prefer = (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Prefer');
+      const background = tool.runtime.async !== 'never';
+      expect({ tool: tool.name, accepted: '202' in op.responses, prefer }).toEqual({
+        tool: tool.name,
+        accepted: background,
+        prefer: background,
+      });
     }
   });
 

@@ -117,6 +117,11 @@ const ERRORS: Record<number, ErrorDoc> = {
     description: 'An unexpected failure; it is logged, never described. Retry, then check /health.',
     example: { detail: 'Internal Server Error' },
   },
+  502: {
+    description:
+      'A service the tool depends on failed or answered with an error (a status a tool declares in `errors`).',
+    example: { detail: 'The weather service answered 500' },
+  },
   504: {
     description:
       'The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`).',

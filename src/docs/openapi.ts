@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ApiExtension, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type {
   HeaderObject,
   OperationObject,
@@ -8,6 +8,7 @@ import type {
   RequestBodyObject,
   ResponseObject,
   SchemaObject,
+  TagObject,
 } from '@nestjs/swagger';
 import { Settings, SETTINGS } from '../settings/settings';
 import { ErrorResponse, integerHeader, RATE_LIMIT_HEADERS } from './api-errors';
@@ -22,6 +23,28 @@ for a body that does not match the schema (400) a list of \`{loc, msg, type}\`.
 \`GET /api/v1/services\` lists the tools with the JSON Schemas of their input and output.`;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * The groups of operations in the order Swagger UI shows them: the tools first, what a caller
+ * needs next, then the operator's. A tag not named here (a test module's) follows, in the order
+ * of its first operation.
+ */
+const TAGS: readonly TagObject[] = [
+  { name: 'tools', description: 'The tools (`POST /api/v1/services/<tool>`) and their discovery.' },
+  { name: 'invocations', description: 'Long-running calls: their views, and cancelling them.' },
+  { name: 'usage', description: 'What the calling key has spent.' },
+  { name: 'auth', description: 'Keys and OAuth principals: scopes, plans, limits, rotation.' },
+  { name: 'audit', description: 'Who changed which key, principal or setting, and when.' },
+  { name: 'oauth', description: 'OAuth protected resource metadata (RFC 9728), with OAuth on.' },
+  { name: 'health', description: 'Health, readiness and liveness, for load balancers.' },
+  { name: 'operations', description: 'Prometheus metrics.' },
+];
+
+/** Marks an operation that exists only with OAuth configured (`OAUTH_ISSUERS`). */
+const OAUTH_ONLY = 'x-oauth-only';
+
+/** An operation the document lists only while OAuth is configured: it answers 404 otherwise. */
+export const ApiOAuthOnly = (): MethodDecorator & ClassDecorator => ApiExtension(OAUTH_ONLY, true);
 
 function operationsOf(document: OpenAPIObject): OperationObject[] {
   return Object.values(document.paths).flatMap((item: PathItemObject) =>
@@ -50,6 +73,35 @@ function bodySchemaOf(
   return ref
     ? (document.components?.schemas?.[ref.split('/').pop() as string] as SchemaObject)
     : undefined;
+}
+
+/**
+ * Each request body is a component of its own (`#/components/requestBodies/<Input>`) holding its
+ * schema, rather than a reference to `#/components/schemas/<Input>`. Generators type a schema by
+ * where it sits: openapi-typescript (by default) makes a property with a `default` required in a
+ * schema, as a response or the handler sees it, and optional in a request body, as a client may
+ * send it. So a typed client may leave out `shout` or `times`, and the defaults stay documented.
+ */
+function requestBodiesAsComponents(document: OpenAPIObject): void {
+  const components = (document.components ??= {});
+  const schemas = (components.schemas ??= {});
+  const moved = new Set<string>();
+  for (const operation of operationsOf(document)) {
+    const body = operation.requestBody as RequestBodyObject | undefined;
+    const ref = (body?.content?.['application/json']?.schema as ReferenceObject | undefined)?.$ref;
+    const name = ref?.split('/').pop();
+    if (!body || !name || !schemas[name]) continue;
+    (components.requestBodies ??= {})[name] = {
+      required: body.required,
+      content: { 'application/json': { schema: schemas[name] } },
+    };
+    operation.requestBody = { $ref: `#/components/requestBodies/${name}` };
+    moved.add(name);
+  }
+  const text = JSON.stringify(document);
+  for (const name of moved) {
+    if (!text.includes(`"#/components/schemas/${name}"`)) delete schemas[name];
+  }
 }
 
 const REQUEST_ID: HeaderObject = {
@@ -89,7 +141,7 @@ const AFTER_QUOTA = /^(2\d\d|400|402|404|409|500)$/;
 function stateCommonFacts(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
-      const operation = item[method];
+      const operation: (OperationObject & { [OAUTH_ONLY]?: true }) | undefined = item[method];
       if (!operation) continue;
       const keyed = (operation.security ?? []).length > 0;
       if (!keyed) operation.security = [];
@@ -121,6 +173,27 @@ function stateCommonFacts(document: OpenAPIObject): void {
   }
 }
 
+/** The operations marked ApiOAuthOnly() kept with OAuth on (unmarked), dropped without it. */
+function applyOAuth(document: OpenAPIObject, oauth: boolean): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const operation: (OperationObject & { [OAUTH_ONLY]?: true }) | undefined = item[method];
+      if (!operation?.[OAUTH_ONLY]) continue;
+      if (oauth) delete operation[OAUTH_ONLY];
+      else delete item[method];
+    }
+    if (!METHODS.some((method) => item[method])) delete document.paths[path];
+  }
+}
+
+/** The document's tags: those its operations use, in the order of TAGS. */
+function orderTags(document: OpenAPIObject): void {
+  const used = [...new Set(operationsOf(document).flatMap((operation) => operation.tags ?? []))];
+  const known = TAGS.filter(({ name }) => used.includes(name));
+  const others = used.filter((name) => !TAGS.some((tag) => tag.name === name));
+  document.tags = [...known, ...others.map((name) => ({ name }))];
+}
+
 /** The OpenAPI document of everything the application mounts, tools of test modules included. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const settings = app.get<Settings>(SETTINGS);
@@ -138,8 +211,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     })
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  applyOAuth(document, settings.oauth !== undefined);
+  orderTags(document);
   closeRequestBodies(document);
   stateCommonFacts(document);
+  requestBodiesAsComponents(document);
   return document;
 }
 

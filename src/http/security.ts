@@ -25,10 +25,15 @@ function under(path: string, mount: string): boolean {
   return lower === mount || lower.startsWith(`${mount}/`) || lower.startsWith(`${mount}?`);
 }
 
+/** The front page, `GET /` (src/docs/front-page.ts), with or without a query. */
+function frontPage(url: string): boolean {
+  return url === '/' || url.startsWith('/?');
+}
+
 /**
- * helmet's headers, the same on both adapters, for a request's URL. The interactive docs get
- * helmet's policy without `upgrade-insecure-requests`, which would send the page's assets to
- * https:// on a plain-HTTP deployment.
+ * helmet's headers, the same on both adapters, for a request's URL. The interactive docs and the
+ * front page, whose links lead to them, get helmet's policy without `upgrade-insecure-requests`,
+ * which would send the docs' assets, and a click on a link, to https:// on a plain-HTTP deployment.
  */
 export function securityHeaders(docsPath: string): (url: string) => HeaderList {
   const api = headersOf(helmet());
@@ -37,5 +42,5 @@ export function securityHeaders(docsPath: string): (url: string) => HeaderList {
     ...headersOf(helmet.contentSecurityPolicy({ directives: { upgradeInsecureRequests: null } })),
   ]);
   const [apiList, docsList] = [[...api], [...docs]];
-  return (url) => (under(url, docsPath) ? docsList : apiList);
+  return (url) => (under(url, docsPath) || frontPage(url) ? docsList : apiList);
 }

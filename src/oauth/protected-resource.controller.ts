@@ -4,6 +4,7 @@ import { Public } from '../auth/auth.decorators';
 import { RESOURCE_METADATA_PATH, resourceUrl, type ResourceName } from '../auth/protected-resource';
 import { KNOWN_SCOPES, type Scope, ToolCatalog, toolScope } from '../auth/scopes';
 import { ApiErrors } from '../docs/api-errors';
+import { ApiOAuthOnly } from '../docs/openapi';
 import { ApiError } from '../errors/api-error';
 import type { ReplyControl } from '../http/plumbing';
 import { Settings, SETTINGS } from '../settings/settings';
@@ -27,7 +28,7 @@ const RESOURCE_SCOPES: Record<ResourceName, readonly Scope[]> = {
  * RFC 9728 metadata of the two protected resources (docs/oauth.md): where an OAuth client (an MCP
  * client after a 401) learns which authorization servers issue tokens for the resource and which
  * scopes to ask for. Open to everyone, and to every browser origin (it is public). Without OAuth
- * configured there is no such document: 404.
+ * configured there is no such document: 404, and the OpenAPI document leaves the routes out.
  */
 @ApiTags('oauth')
 @Public()
@@ -45,6 +46,7 @@ export class ProtectedResourceController {
   })
   @ApiOkResponse({ type: ProtectedResourceMetadata })
   @ApiErrors(404)
+  @ApiOAuthOnly()
   api(@Res({ passthrough: true }) res: ReplyControl): ProtectedResourceMetadata {
     return this.document('api', res);
   }
@@ -56,6 +58,7 @@ export class ProtectedResourceController {
   })
   @ApiOkResponse({ type: ProtectedResourceMetadata })
   @ApiErrors(404)
+  @ApiOAuthOnly()
   mcp(@Res({ passthrough: true }) res: ReplyControl): ProtectedResourceMetadata {
     return this.document('mcp', res);
   }

@@ -175,9 +175,36 @@ export function declaredToolNames(modules: readonly Type[]): string[] {
   );
 }
 
+/** `Prefer: respond-async` of a tool that may run in the background. */
+const preferHeader = () =>
+  ApiHeader({
+    name: 'Prefer',
+    required: false,
+    description:
+      '`respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first.',
+    schema: { type: 'string' },
+  });
+
+/** The 202 of a call running in the background. */
+const acceptedResponse = () =>
+  ApiAcceptedResponse({
+    type: InvocationView,
+    description:
+      'Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`.',
+    headers: {
+      Location: {
+        description: 'Where the call is followed: `/api/v1/invocations/<id>`.',
+        schema: { type: 'string' },
+      },
+    },
+  });
+
 function addRoute(prototype: object, definition: ToolDefinition): void {
   const key = `${definition.name} (route)`;
   const name = definition.name;
+  // A tool that never runs in the background documents no 202 and no Prefer: a client generated
+  // from the document then reads its one success without narrowing.
+  const background = (definition.async ?? TOOL_DEFAULTS.async) !== 'never';
   const route = function (this: RouteHost, req: object, res: object): Promise<unknown> {
     const runner = this[RUNNER];
     if (!runner) throw new Error(`Tool '${name}': no ToolRunner is provided in this application`);
@@ -198,17 +225,14 @@ function addRoute(prototype: object, definition: ToolDefinition): void {
       description: [
         `Needs \`services:execute\` or \`services:execute:${name}\`.`,
         `Costs ${definition.cost ?? TOOL_DEFAULTS.cost} credit${(definition.cost ?? TOOL_DEFAULTS.cost) === 1 ? '' : 's'} of the daily (and monthly) limit, unless the caller's plan prices it otherwise (\`X-Quota-Cost\` says; discovery lists each caller's price).`,
-        `Answers within ${definition.timeoutMs ?? TOOL_DEFAULTS.timeoutMs} ms or 504; with \`Prefer: respond-async\`, 202 and \`Location\` of the long-running call.`,
+        `Answers within ${definition.timeoutMs ?? TOOL_DEFAULTS.timeoutMs} ms or 504` +
+          (background
+            ? '; with `Prefer: respond-async`, 202 and `Location` of the long-running call.'
+            : ', always in the request (`Prefer: respond-async` is answered the same way).'),
       ].join(' '),
     }),
     ApiExtension('x-required-scopes', ['services:execute', `services:execute:${name}`]),
-    ApiHeader({
-      name: 'Prefer',
-      required: false,
-      description:
-        '`respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first.',
-      schema: { type: 'string' },
-    }),
+    ...(background ? [preferHeader()] : []),
     ApiBody({ type: definition.input }),
     ApiHeader({
       name: 'Idempotency-Key',
@@ -227,17 +251,7 @@ function addRoute(prototype: object, definition: ToolDefinition): void {
         },
       },
     }),
-    ApiAcceptedResponse({
-      type: InvocationView,
-      description:
-        'Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`.',
-      headers: {
-        Location: {
-          description: 'Where the call is followed: `/api/v1/invocations/<id>`.',
-          schema: { type: 'string' },
-        },
-      },
-    }),
+    ...(background ? [acceptedResponse()] : []),
     ApiErrors(
       ...BODY_ERRORS,
       ...KEYED_ERRORS,

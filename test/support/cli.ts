@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BUILT_CLI } from './built';
 import { redisTestEnv } from './redis';
-
-const ROOT = join(__dirname, '..', '..');
 
 export interface CliResult {
   code: number | null;
@@ -19,8 +18,8 @@ export interface CliResult {
  */
 export const CLI_TIMEOUT_MS = 120_000;
 
-/** The compiled CLI, as `npm run cli` runs it; test/support/build.global-setup.ts builds it. */
-export const CLI = join(ROOT, 'dist', 'cli.js');
+/** The compiled CLI, as `npm run cli` runs it (test/support/built.ts). */
+export const CLI = BUILT_CLI;
 
 /**
  * Runs the operator CLI exactly as `npm run --silent cli -- ...` does (node dist/cli.js), with the

@@ -21,6 +21,8 @@ export class ConfigController {
     description: 'Return the full project configuration.',
     input: ConfigShowInput,
     output: ConfigShowResult,
+    // Answered at once: a typed client reads one success, never the 202 of a background call.
+    async: 'never',
   })
   async show(_input: ConfigShowInput): Promise<ConfigShowResult> {
     return { config: await this.config.tree({ redact: true }) };
@@ -34,6 +36,8 @@ export class ConfigController {
     description: 'Return one configuration value by dot-separated key.',
     input: ConfigGetInput,
     output: ConfigGetResult,
+    // Answered at once: a typed client reads one success, never the 202 of a background call.
+    async: 'never',
   })
   async get({ key }: ConfigGetInput): Promise<ConfigGetResult> {
     return { key, value: await this.config.get(key, { redact: true }) };
@@ -53,6 +57,8 @@ export class ConfigController {
     description: 'Set a configuration override. The value is coerced to a type.',
     input: ConfigSetInput,
     output: ConfigSetResult,
+    // Answered at once: a typed client reads one success, never the 202 of a background call.
+    async: 'never',
   })
   async set({ key, value }: ConfigSetInput, call: ToolContext): Promise<ConfigSetResult> {
     // The call's context names its caller and request: the audit entry's actor.

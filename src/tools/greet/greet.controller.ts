@@ -13,6 +13,8 @@ export class GreetController {
     description: 'Greet a user by name.',
     input: GreetInput,
     output: GreetResult,
+    // Answered at once: a typed client reads one success, never the 202 of a background call.
+    async: 'never',
   })
   greet(input: GreetInput): GreetResult {
     return this.greeter.greet(input);
