@@ -2,13 +2,13 @@ import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { Test } from '@nestjs/testing';
 import { rootModule } from '../src/app.module';
 import { LOG_DESTINATION } from '../src/logging/log-control';
 import { ENVIRONMENT } from '../src/settings/settings';
 import { ConfigurationService } from '../src/configuration/configuration.service';
 import { baseEnv, LogCapture, startApp, tempDataDir } from './support/app';
+import { builtEntry } from './support/built';
 import { writeConfigFile } from './support/config';
 
 /**
@@ -17,7 +17,7 @@ import { writeConfigFile } from './support/config';
  * and all it has written so far, stdout and stderr.
  */
 function spawnBuilt(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'main.js')], {
+  const child = spawn(process.execPath, builtEntry('main'), {
     cwd: tempDataDir(),
     env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDataDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** Where the fixture-tool project's build goes (test/fixture-tool/tsconfig.build.json's outDir). */
+export const FIXTURE_BUILD_DIR = join(ROOT, 'dist-fixture');
+
+let withFixtureTool = false;
+
+/**
+ * Called by the fixture-tool project's setup file (test/fixture-tool/setup-file.ts): from then on
+ * the processes the suites start register the fixture tool too.
+ */
+export function startProcessesWithFixtureTool(): void {
+  withFixtureTool = true;
+}
+
+/**
+ * `node`'s arguments that run a compiled entry point as operators do (`node dist/main.js`,
+ * `node dist/cli.js`; test/support/build.global-setup.ts builds dist/). In the fixture-tool project,
+ * the build of dist-fixture/ instead (the same sources and the fixture tool), with the fixture
+ * registered before the entry point reads the tool list.
+ */
+export function builtEntry(entry: 'main' | 'cli'): string[] {
+  if (!withFixtureTool) return [join(ROOT, 'dist', `${entry}.js`)];
+  return [
+    '-r',
+    join(FIXTURE_BUILD_DIR, 'test', 'fixture-tool', 'register.js'),
+    join(FIXTURE_BUILD_DIR, 'src', `${entry}.js`),
+  ];
+}
+
+/** `node`'s arguments that run a TypeScript server of the tests' own (test/support/*-server.ts). */
+export function tsNodeEntry(script: string): string[] {
+  return [
+    '-r',
+    'ts-node/register/transpile-only',
+    ...(withFixtureTool ? ['-r', join(ROOT, 'test', 'fixture-tool', 'register.ts')] : []),
+    script,
+  ];
+}
