@@ -155,6 +155,8 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
         `^\\d+\\t\\S+\\tcli\\tapi_key\\.rotate\\t${id}\\t\\{"grace_seconds":0,"source":"cli"\\}\\n$`,
       ),
     );
+    const api = await t.http().get('/api/v1/audit?limit=1').set(bearer(t.adminKey));
+    expect(api.body.entries[0]).toMatchObject({ action: 'api_key.rotate', actor_key_id: null });
     // And the principal's id for a change an OAuth principal made.
     const principal = 'prn_0123456789abcdef0123456789abcdef';
     const byPrincipal = { actorKeyId: null, actorPrincipalId: principal, requestId: 'req-1' };
@@ -168,8 +170,6 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
     expect(actors.at(-2)).toEqual([admin, 'api_key.create', id]);
     expect(actors[0]).toEqual([principal, 'api_key.update', id]);
     expect(actors.slice(1, 5).map(([actor]) => actor)).toEqual(['cli', 'cli', 'cli', 'cli']);
-    const api = await t.http().get('/api/v1/audit?limit=1').set(bearer(t.adminKey));
-    expect(api.body.entries[0]).toMatchObject({ action: 'api_key.rotate', actor_key_id: null });
   }
 
   it('refuses unknown keys (exit 1) and bad options (exit 2)', async () => {
