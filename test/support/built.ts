@@ -18,15 +18,12 @@ export function startProcessesWithFixtureTool(): void {
 /**
  * `node`'s arguments that run a compiled entry point as operators do (`node dist/main.js`,
  * `node dist/cli.js`; test/support/build.global-setup.ts builds dist/). In the fixture-tool project,
- * the build of dist-fixture/ instead (the same sources and the fixture tool), with the fixture
- * registered before the entry point reads the tool list.
+ * the build of dist-fixture/ instead: the same sources, whose tool list loads the fixture tool
+ * (test/fixture-tool/build.global-setup.ts).
  */
 export function builtEntry(entry: 'main' | 'cli'): string[] {
-  if (!withFixtureTool) return [join(ROOT, 'dist', `${entry}.js`)];
   return [
-    '-r',
-    join(FIXTURE_BUILD_DIR, 'test', 'fixture-tool', 'register.js'),
-    join(FIXTURE_BUILD_DIR, 'src', `${entry}.js`),
+    join(withFixtureTool ? join(FIXTURE_BUILD_DIR, 'src') : join(ROOT, 'dist'), `${entry}.js`),
   ];
 }
 
