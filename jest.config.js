@@ -25,6 +25,9 @@ const common = {
   },
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   testEnvironment: 'node',
+  // The fixture-tool project's build (jest.fixture-tool.config.js): compiled copies of src/ and a
+  // package.json of the same name, which no test imports.
+  modulePathIgnorePatterns: ['<rootDir>/dist-fixture/'],
 };
 // The Sentinel and Cluster specs start topologies of their own: `npm run test:matrix` runs them.
 const topologySpecs = '/redis-(sentinel|cluster)\\.e2e-spec\\.ts$';

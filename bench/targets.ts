@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GREET, GREET_BODY, PipelineSpec } from './kinds';
 import { removeDir, ROOT, tempDir } from './lib';
+import type { TokenSource, TokenSourceFn } from './token-source';
 
 export interface Target {
   id: string;
@@ -133,19 +134,6 @@ export function buildAt(dir: string, fallbackLabel: string): Build {
     : spawnSync('git', ['-C', abs, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).stdout?.trim();
   return { dir: abs, label: commit ? `${fallbackLabel} ${commit.slice(0, 10)}` : fallbackLabel };
 }
-
-/** What authorises a token target's requests, and the service environment it needs. */
-export interface TokenSource {
-  authorization: string;
-  env?: Record<string, string>;
-  stop?: () => void | Promise<void>;
-}
-export type TokenSourceFn = (context: {
-  targetId: string;
-  appDir: string;
-  dataDir: string;
-  key: string;
-}) => Promise<TokenSource>;
 
 /**
  * BENCH_TOKEN_MODULE's export, else BENCH_TOKEN_CMD run once per target, else the bench's own

@@ -1,7 +1,22 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import type { TokenSource, TokenSourceFn } from './targets';
+
+/**
+ * What authorises a token target's requests, and the service environment it needs: what a token
+ * source (this file's, or BENCH_TOKEN_MODULE's) resolves to.
+ */
+export interface TokenSource {
+  authorization: string;
+  env?: Record<string, string>;
+  stop?: () => void | Promise<void>;
+}
+export type TokenSourceFn = (context: {
+  targetId: string;
+  appDir: string;
+  dataDir: string;
+  key: string;
+}) => Promise<TokenSource>;
 
 /**
  * The bench's own token source for the `oauth-…` targets (used unless BENCH_TOKEN_CMD or

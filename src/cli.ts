@@ -8,7 +8,7 @@ import { CLI_ACTOR } from './audit/audit.context';
 import { AuditService } from './audit/audit.service';
 import { KeyRequestError } from './auth/key-request';
 import { wholeNumber } from './cli/cli.options';
-import { line, out } from './cli/cli.output';
+import { auditActor, line, out } from './cli/cli.output';
 import { addKeyCommands } from './cli/keys.commands';
 import { printable } from './common/text';
 import { prepareEnvironment } from './settings/environment';
@@ -63,7 +63,7 @@ export function buildCli(): Command {
       if (!entries.length) return out(line`No audit entries.`);
       for (const e of entries) {
         const details = JSON.stringify(e.details);
-        out(line`${e.id}\t${e.at}\t${e.actor_key_id ?? '-'}\t${e.action}\t${e.target}\t${details}`);
+        out(line`${e.id}\t${e.at}\t${auditActor(e)}\t${e.action}\t${e.target}\t${details}`);
       }
     });
 

@@ -8,7 +8,7 @@ import { LOG_DESTINATION } from '../src/logging/log-control';
 import { ENVIRONMENT } from '../src/settings/settings';
 import { ConfigurationService } from '../src/configuration/configuration.service';
 import { baseEnv, LogCapture, startApp, tempDataDir } from './support/app';
-import { BUILT_MAIN } from './support/built';
+import { builtEntry } from './support/built';
 import { writeConfigFile } from './support/config';
 
 /**
@@ -17,7 +17,7 @@ import { writeConfigFile } from './support/config';
  * and all it has written so far, stdout and stderr.
  */
 function spawnBuilt(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [BUILT_MAIN], {
+  const child = spawn(process.execPath, builtEntry('main'), {
     cwd: tempDataDir(),
     env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDataDir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

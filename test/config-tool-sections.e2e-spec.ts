@@ -57,7 +57,15 @@ describe('a tool module contributes its own configuration section (e2e)', () => 
   it('shows it beside the service sections, from every layer', async () => {
     const { config } = (await tool(t, key, 'config_show', {})).body;
     expect(config.sample).toEqual({ ratio: 0.25, token: '********', retry: { max_attempts: 5 } });
-    expect(Object.keys(config)).toEqual(['llm_config', 'logging', 'server', 'sample']);
+    // Beside the sections the service and its registered tools show without the module.
+    const plain = await startApp();
+    try {
+      const shown = (await tool(plain, await executeKey(plain), 'config_show', {})).body.config;
+      expect(Object.keys(config)).toEqual([...Object.keys(shown as object), 'sample']);
+      expect(Object.keys(config).slice(0, 3)).toEqual(['llm_config', 'logging', 'server']);
+    } finally {
+      await plain.close();
+    }
   });
 
   it('sets, checks and pins its keys like the service own', async () => {

@@ -6,6 +6,7 @@ import { bearer, startApp, tempDataDir, TestApp } from './support/app';
 import { FakeClock } from './support/fake-clock';
 import { PricedToolsModule } from './support/priced-tools.module';
 import { usingSharedRedis } from './support/redis';
+import { registeredToolNames } from './support/registered-tools';
 import { RuntimeToolsModule } from './support/runtime-tools.module';
 
 const COST: Record<string, number> = { three: 3, seven: 7 };
@@ -250,7 +251,7 @@ describe('Credits: a plan prices a tool (e2e)', () => {
     const config = join(dataDir, 'config.yaml');
     writeFileSync(config, 'limits:\n  plans:\n    pro:\n      tool_costs:\n        gret: 20\n');
     await expect(startApp({ dataDir, env: { CONFIG_FILE: config } })).rejects.toThrow(
-      'Invalid CONFIG_FILE: limits.plans.pro.tool_costs.gret names no tool (tools: config_get, config_set, config_show, doctor, greet)',
+      `Invalid CONFIG_FILE: limits.plans.pro.tool_costs.gret names no tool (tools: ${registeredToolNames().sort().join(', ')})`,
     );
   });
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from './support/redis';
 import { baseEnv, tempDataDir } from './support/app';
-import { BUILT_MAIN } from './support/built';
+import { builtEntry } from './support/built';
 
 const ROOT = join(__dirname, '..');
 
@@ -15,7 +15,8 @@ describe('V8 heap settings of the server (e2e)', () => {
   it('starts with allocation-site pretenuring off', async () => {
     const dataDir = tempDataDir();
     const port = await freePort();
-    const child = spawn(process.execPath, ['--trace-pretenuring-statistics', BUILT_MAIN], {
+    const args = ['--trace-pretenuring-statistics', ...builtEntry('main')];
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,3 +1,5 @@
+import { AuditService } from '../src/audit/audit.service';
+import type { Me } from '../src/auth/api-keys.dto';
 import { bearer, startApp, TestApp } from './support/app';
 import { CLI_TIMEOUT_MS, runCli } from './support/cli';
 
@@ -88,6 +90,29 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
     expect((await greet(out.key)).status).toBe(401);
   });
 
+  it('lists keys under a header row, one row a key; --json is the array alone', async () => {
+    const { id } = await target();
+    const [text, json] = await Promise.all([
+      runCli(['keys', 'list'], env),
+      runCli(['keys', 'list', '--json'], env),
+    ]);
+    expect(text.code).toBe(0);
+    const rows = text.stdout.split('\n').filter(Boolean);
+    expect(rows[0]).toBe('id\tprefix\tstatus\tplan\tscopes\tname');
+    expect(rows.find((row) => row.startsWith(`${id}\t`))?.split('\t')).toEqual([
+      id,
+      expect.stringMatching(/^sk_[0-9a-f]{8}\.\.\.$/),
+      'active',
+      'free',
+      'services:read,services:execute',
+      'cli-target',
+    ]);
+    // Every key a row of its own under the header, the initial admin key among them.
+    const listed = JSON.parse(json.stdout) as { id: string }[];
+    expect(rows.slice(1).map((row) => row.split('\t')[0])).toEqual(listed.map((k) => k.id));
+    expect(listed.map((k) => k.id)).toContain(id);
+  });
+
   it('lists the audit trail; CLI actions name no key and say source cli', async () => {
     // An app of its own: the trail is the whole deployment's, newest first.
     const own = await startApp();
@@ -123,13 +148,28 @@ describe('CLI: keys show, update, rotate, usage and audit (e2e)', () => {
       details: { grace_seconds: 0, source: 'cli' },
     });
     expect(json.stdout).not.toMatch(/sk_[0-9a-f]{64}/);
+    // The actor column: `cli` for the operator's CLI (the entry names no key), `system` for the
+    // initial key made at the first start, the key's id for a change made with a key.
     expect(text.stdout).toMatch(
       new RegExp(
-        `^\\d+\\t\\S+\\t-\\tapi_key\\.rotate\\t${id}\\t\\{"grace_seconds":0,"source":"cli"\\}\\n$`,
+        `^\\d+\\t\\S+\\tcli\\tapi_key\\.rotate\\t${id}\\t\\{"grace_seconds":0,"source":"cli"\\}\\n$`,
       ),
     );
     const api = await t.http().get('/api/v1/audit?limit=1').set(bearer(t.adminKey));
     expect(api.body.entries[0]).toMatchObject({ action: 'api_key.rotate', actor_key_id: null });
+    // And the principal's id for a change an OAuth principal made.
+    const principal = 'prn_0123456789abcdef0123456789abcdef';
+    const byPrincipal = { actorKeyId: null, actorPrincipalId: principal, requestId: 'req-1' };
+    const disabled = { enabled: { from: true, to: false } };
+    await t.app.get(AuditService).record(byPrincipal, 'api_key.update', id, disabled);
+    const rows = (await runCli(['audit'], env)).stdout.split('\n').filter(Boolean);
+    const actors = rows.map((row) => row.split('\t').slice(2, 5));
+    const admin = ((await t.http().get('/api/v1/auth/me').set(bearer(t.adminKey))).body as Me)
+      .key_id;
+    expect(actors.at(-1)).toEqual(['system', 'api_key.create', admin]);
+    expect(actors.at(-2)).toEqual([admin, 'api_key.create', id]);
+    expect(actors[0]).toEqual([principal, 'api_key.update', id]);
+    expect(actors.slice(1, 5).map(([actor]) => actor)).toEqual(['cli', 'cli', 'cli', 'cli']);
   }
 
   it('refuses unknown keys (exit 1) and bad options (exit 2)', async () => {

@@ -1,4 +1,4 @@
-import { CLI, CLI_TIMEOUT_MS } from './support/cli';
+import { CLI_ARGS, CLI_TIMEOUT_MS } from './support/cli';
 import { bearer, TestApp, tempDataDir } from './support/app';
 import { startMcpApp } from './support/mcp';
 import { usingSharedRedis } from './support/redis';
@@ -95,7 +95,7 @@ describe('MCP with the official clients of both eras (e2e)', () => {
       const { key, used } = await keyed();
       const client = await connectStdio(kind, {
         command: process.execPath,
-        args: [CLI, 'mcp', '--key', key],
+        args: [...CLI_ARGS, 'mcp', '--key', key],
         env: { PATH: process.env.PATH ?? '', ...t.env },
         cwd: tempDataDir(),
       });

@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { spawn } from 'node:child_process';
 import { ToolRegistry } from '../src/tools/tool.registry';
 import { bearer, tempDataDir, TestApp } from './support/app';
-import { CLI, runCli, CLI_TIMEOUT_MS } from './support/cli';
+import { CLI_ARGS, runCli, CLI_TIMEOUT_MS } from './support/cli';
 import { McpClients, startMcpApp, textOf } from './support/mcp';
 
 describe('MCP over stdio (e2e)', () => {
@@ -19,7 +19,7 @@ describe('MCP over stdio (e2e)', () => {
   afterEach(() => clients.closeAll());
   afterAll(() => t.close());
 
-  const cliArgs = (key: string) => [CLI, 'mcp', '--key', key];
+  const cliArgs = (key: string) => [...CLI_ARGS, 'mcp', '--key', key];
   const childEnv = () => ({ PATH: process.env.PATH ?? '', ...t.env });
 
   it(

@@ -3,13 +3,15 @@ import { join } from 'node:path';
 import { KNOWN_SCOPES, SCOPE_TEMPLATES, WILDCARD_SCOPES } from '../src/auth/scopes';
 import { bearer, startApp, TestApp } from './support/app';
 import { runCli, CLI_TIMEOUT_MS } from './support/cli';
+import { registeredToolNames } from './support/registered-tools';
 
 const ROOT = join(__dirname, '..');
 const ALL_SCOPES = [...KNOWN_SCOPES, ...WILDCARD_SCOPES];
+/** The registered tools in name order: the shipped five and any a team has added. */
+const TOOLS = registeredToolNames().sort();
 const VALID =
   'valid scopes: services:read, services:execute, admin:read, admin:write, ' +
-  'services:execute:config_get, services:execute:config_set, services:execute:config_show, ' +
-  'services:execute:doctor, services:execute:greet, services:*, admin:*, *; ' +
+  `${TOOLS.map((tool) => `services:execute:${tool}`).join(', ')}, services:*, admin:*, *; ` +
   'templates: read_only (services:read), standard (services:read, services:execute), admin (*)';
 
 interface Parameter {
@@ -90,7 +92,10 @@ describe("a newcomer's path (e2e)", () => {
     );
     expect(create.stdout).toMatch(/^ {2}services:execute +every tool call/m);
     expect(create.stdout).toMatch(
-      /^ {2}services:execute:<tool> +one tool's calls only, of config_get, config_set, config_show, doctor, greet$/m,
+      new RegExp(
+        `^ {2}services:execute:<tool> +one tool's calls only, of ${TOOLS.join(', ')}$`,
+        'm',
+      ),
     );
     expect(create.stdout).toMatch(
       /^ {2}standard +services:read,services:execute \(the default\)$/m,

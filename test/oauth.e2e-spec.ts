@@ -13,6 +13,7 @@ import type {
 import { decodeJwt } from 'jose';
 import type { Server } from 'node:http';
 import { bearer, startApp, TestApp } from './support/app';
+import { registeredToolNames } from './support/registered-tools';
 import {
   AuthorizationServer,
   clientCredentialsToken,
@@ -93,9 +94,9 @@ describe('OAuth: the service as a protected resource (e2e)', () => {
         'services:execute',
         'admin:read',
         'admin:write',
-        ...['config_get', 'config_set', 'config_show', 'doctor', 'greet'].map(
-          (tool) => `services:execute:${tool}`,
-        ),
+        ...registeredToolNames()
+          .sort()
+          .map((tool) => `services:execute:${tool}`),
       ],
       bearer_methods_supported: ['header'],
     });
@@ -106,9 +107,9 @@ describe('OAuth: the service as a protected resource (e2e)', () => {
       authorization_servers: [as.issuer, crafted.issuer],
       scopes_supported: [
         'services:execute',
-        ...['config_get', 'config_set', 'config_show', 'doctor', 'greet'].map(
-          (tool) => `services:execute:${tool}`,
-        ),
+        ...registeredToolNames()
+          .sort()
+          .map((tool) => `services:execute:${tool}`),
       ],
       bearer_methods_supported: ['header'],
     });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import request from 'supertest';
 import { baseEnv, tempDataDir } from './support/app';
+import { tsNodeEntry } from './support/built';
 import { usingSharedRedis } from './support/redis';
 
 interface Instance {
@@ -13,15 +14,11 @@ interface Instance {
 
 /** The service with the test tools as a child process (test/support/runtime-server.ts). */
 async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'support/runtime-server.ts')],
-    {
-      cwd: join(__dirname, '..'),
-      env: { ...process.env, RUNTIME_APP_ENV: JSON.stringify(env) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, tsNodeEntry(join(__dirname, 'support/runtime-server.ts')), {
+    cwd: join(__dirname, '..'),
+    env: { ...process.env, RUNTIME_APP_ENV: JSON.stringify(env) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const line = await new Promise<string>((resolve, reject) => {

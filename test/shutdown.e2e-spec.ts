@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { INITIAL_KEY_FILE } from '../src/auth/initial-key';
 import { baseEnv, bearer, tempDataDir } from './support/app';
+import { tsNodeEntry } from './support/built';
 import { usingSharedRedis } from './support/redis';
 
 const ROOT = join(__dirname, '..');
@@ -17,15 +18,11 @@ class ServerProcess {
   private waiters: (() => void)[] = [];
 
   constructor(env: Record<string, string>) {
-    this.child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'test/support/slow-server.ts'],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    this.child = spawn(process.execPath, tsNodeEntry('test/support/slow-server.ts'), {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let pending = '';
     this.child.stdout!.on('data', (chunk: Buffer) => {
       pending += chunk.toString();

@@ -1,5 +1,6 @@
 import type { ApiKeyView } from '../auth/api-keys.dto';
 import { printable } from '../common/text';
+import type { AuditEntry } from '../store/audit/audit.store';
 
 /** A line of output made by `line`: the only kind `out` writes. */
 export type Line = string & { readonly __printable: never };
@@ -37,6 +38,19 @@ export function describeKey(v: ApiKeyView): Line[] {
       ? [line`  previous key valid until ${v.previous_key_expires_at}`]
       : []),
   ];
+}
+
+/**
+ * Who made an audited change, as one word: the key's or the principal's id, else `cli` (the
+ * operator's CLI) or `system` (the first start), which the entry records as `details.source`.
+ */
+export function auditActor(entry: AuditEntry): string {
+  const source = entry.details.source;
+  return (
+    entry.actor_key_id ??
+    entry.actor_principal_id ??
+    (source === 'cli' || source === 'system' ? source : '-')
+  );
 }
 
 /** Not a usage mistake: the key is not there (exit 1). */

@@ -85,6 +85,7 @@ export function addKeyCommands(
       );
       if (opts.json) return out(line`${JSON.stringify(views)}`);
       if (!views.length) return out(line`No keys.`);
+      out(line`id\tprefix\tstatus\tplan\tscopes\tname`);
       for (const v of views) {
         out(
           line`${v.id}\t${v.prefix}...\t${v.status}\t${v.plan}\t${v.scopes.join(',')}\t${v.name}`,

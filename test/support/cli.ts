@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUILT_CLI } from './built';
+import { builtEntry } from './built';
 import { redisTestEnv } from './redis';
 
 export interface CliResult {
@@ -18,8 +18,11 @@ export interface CliResult {
  */
 export const CLI_TIMEOUT_MS = 120_000;
 
-/** The compiled CLI, as `npm run cli` runs it (test/support/built.ts). */
-export const CLI = BUILT_CLI;
+/**
+ * `node`'s arguments for the compiled CLI, as `npm run cli` runs it (node dist/cli.js; in the
+ * fixture-tool project its build with the fixture tool): see test/support/built.ts.
+ */
+export const CLI_ARGS = builtEntry('cli');
 
 /**
  * Runs the operator CLI exactly as `npm run --silent cli -- ...` does (node dist/cli.js), with the
@@ -33,7 +36,7 @@ export function runCli(
   cwd = mkdtempSync(join(tmpdir(), 'tis-cli-')),
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? '', ...redisTestEnv(env.DATA_DIR), ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
