@@ -17,6 +17,7 @@ const FLOORS = [
   ['tools'],
   ['metrics'],
   ['invocation'],
+  ['console'],
   ['mcp'],
   ['cli'],
 ];

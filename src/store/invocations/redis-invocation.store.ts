@@ -129,6 +129,7 @@ export class RedisInvocationStore extends InvocationStore {
       redisCall(
         this.client.zadd(RedisKeys.invocationsOf(record.caller_id), 0, indexMember(record)),
       ),
+      redisCall(this.client.zadd(RedisKeys.allInvocations, 0, indexMember(record))),
       redisCall(this.client.hset(RedisKeys.activeInvocations, record.id, record.instance)),
     ]);
   }
@@ -137,11 +138,26 @@ export class RedisInvocationStore extends InvocationStore {
     return decode(await redisCall(this.client.hgetall(RedisKeys.invocation(id))));
   }
 
-  async list(
+  list(
     callerId: string,
     page: { status?: InvocationStatus; after?: InvocationPosition; limit: number },
   ): Promise<InvocationRecord[]> {
-    const index = RedisKeys.invocationsOf(callerId);
+    return this.listFrom(RedisKeys.invocationsOf(callerId), page);
+  }
+
+  listAll(page: {
+    status?: InvocationStatus;
+    after?: InvocationPosition;
+    limit: number;
+  }): Promise<InvocationRecord[]> {
+    return this.listFrom(RedisKeys.allInvocations, page);
+  }
+
+  /** A page of an index, newest first; entries whose record expired leave the index as read. */
+  private async listFrom(
+    index: string,
+    page: { status?: InvocationStatus; after?: InvocationPosition; limit: number },
+  ): Promise<InvocationRecord[]> {
     const found: InvocationRecord[] = [];
     let max = page.after ? `(${indexMember(page.after)}` : '+';
     for (;;) {
@@ -225,8 +241,26 @@ export class RedisInvocationStore extends InvocationStore {
     );
   }
 
-  /** Records expire by themselves (PEXPIREAT when a call ends); a caller's index is pruned as read. */
-  purge(): Promise<number> {
-    return Promise.resolve(0);
+  /**
+   * Records expire by themselves (PEXPIREAT when a call ends); a caller's index is pruned as read.
+   * The index of every call is pruned here too, oldest first, up to its first entry whose record
+   * is still there (records expire about in the order they were made), so that it holds about a
+   * day of calls whether or not anyone reads it.
+   */
+  async purge(): Promise<number> {
+    let pruned = 0;
+    for (;;) {
+      const members = await redisCall(
+        this.client.zrangebylex(RedisKeys.allInvocations, '-', '+', 'LIMIT', 0, LIST_BATCH),
+      );
+      const present = await Promise.all(
+        members.map((m) => redisCall(this.client.exists(RedisKeys.invocation(idOfIndexMember(m))))),
+      );
+      const live = present.indexOf(1);
+      const gone = live < 0 ? members : members.slice(0, live);
+      if (gone.length) await redisCall(this.client.zrem(RedisKeys.allInvocations, ...gone));
+      pruned += gone.length;
+      if (live >= 0 || members.length < LIST_BATCH) return pruned;
+    }
   }
 }

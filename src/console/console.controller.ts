@@ -1,0 +1,79 @@
+import { Controller, Get, Param, Req, Res, StreamableFile } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Public } from '../auth/auth.decorators';
+import { ApiError } from '../errors/api-error';
+import type { ReplyControl } from '../http/plumbing';
+import { contentSecurityPolicy } from '../http/security';
+import { ConsoleAssets } from './console-assets';
+
+export const CONSOLE_PATH = 'console';
+
+/**
+ * The console's policy: helmet's, with scripts and styles from the service only (no inline
+ * script, no inline style sheet; React sets element styles through the DOM, which a policy does
+ * not govern), requests to the service only, never framed, and without `upgrade-insecure-requests`
+ * (on a plain-HTTP deployment it would send the console's own files to https://).
+ */
+export function consolePolicy(): string {
+  return contentSecurityPolicy({
+    connectSrc: ["'self'"],
+    fontSrc: ["'self'"],
+    frameAncestors: ["'none'"],
+    styleSrc: ["'self'"],
+    upgradeInsecureRequests: null,
+  });
+}
+
+/**
+ * `GET /console`: the operator console, the files `npm run build` made of console/ (docs/console.md),
+ * from memory, compressed as the client accepts (brotli or gzip, made at build time). Open to
+ * everyone, as /docs is: the console holds no data; everything it shows comes from the API with
+ * the key its user signs in with.
+ */
+@Public()
+@ApiExcludeController()
+@Controller(CONSOLE_PATH)
+export class ConsoleController {
+  private assets?: ConsoleAssets;
+  private readonly policy = consolePolicy();
+
+  @Get()
+  index(
+    @Req() req: { headers: IncomingHttpHeaders },
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): StreamableFile {
+    return this.send('', req, res);
+  }
+
+  @Get('*path')
+  file(
+    @Param('path') path: string | string[],
+    @Req() req: { headers: IncomingHttpHeaders },
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): StreamableFile {
+    return this.send(Array.isArray(path) ? path.join('/') : path, req, res);
+  }
+
+  private send(
+    path: string,
+    req: { headers: IncomingHttpHeaders },
+    res: ReplyControl,
+  ): StreamableFile {
+    this.assets ??= ConsoleAssets.load();
+    if (!this.assets.built) {
+      throw new ApiError(404, 'The console is not built: run npm run build');
+    }
+    const asset = this.assets.find(path);
+    if (!asset) throw new ApiError(404, 'Not Found');
+    const { encoding, body } = ConsoleAssets.choose(asset, req.headers);
+    res.header('Content-Security-Policy', this.policy);
+    res.header('Vary', 'Accept-Encoding');
+    res.header(
+      'Cache-Control',
+      asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    );
+    if (encoding !== 'identity') res.header('Content-Encoding', encoding);
+    return new StreamableFile(body, { type: asset.type, length: body.length });
+  }
+}
