@@ -20,10 +20,10 @@ export interface Signed {
 
 interface AuthState {
   signed: Signed | null;
-  signIn(credential: string): Promise<void>;
-  signOut(): void;
+  signIn: (credential: string) => Promise<void>;
+  signOut: () => void;
   /** Takes the answer of GET /api/v1/auth/me for the credential already kept. */
-  restore(me: Me): void;
+  restore: (me: Me) => void;
 }
 
 const AuthContext = createContext<AuthState | null>(null);

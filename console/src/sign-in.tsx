@@ -53,8 +53,8 @@ export function SignIn({ error: initial }: { error?: unknown }) {
             aria-invalid={error ? true : undefined}
           />
           <p className="hint" id="api-key-hint">
-            A key with admin:read to look, admin:write to change. It is kept in this tab only
-            and forgotten when you sign out or close it.
+            A key with admin:read to look, admin:write to change. It is kept in this tab only and
+            forgotten when you sign out or close it.
           </p>
         </div>
         <ErrorNotice error={error} title="Not signed in" />

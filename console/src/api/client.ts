@@ -88,7 +88,9 @@ interface Answer<T> {
 }
 
 /** Waits for an answer: its body, or an ApiFailure (a network failure is status 0). */
-export async function answered<T>(call: Promise<Answer<T>>): Promise<{ data: T; response: Response }> {
+export async function answered<T>(
+  call: Promise<Answer<T>>,
+): Promise<{ data: T; response: Response }> {
   let answer: Answer<T>;
   try {
     answer = await call;
@@ -120,7 +122,9 @@ export interface Page<T> {
 export function nextCursor(response: Response): string | undefined {
   const link = response.headers.get('Link');
   const url = link?.match(/^<([^>]+)>;\s*rel="next"$/)?.[1];
-  return url ? (new URL(url, window.location.origin).searchParams.get('cursor') ?? undefined) : undefined;
+  return url
+    ? (new URL(url, window.location.origin).searchParams.get('cursor') ?? undefined)
+    : undefined;
 }
 
 export async function listPage<T>(call: Promise<Answer<T[]>>): Promise<Page<T>> {

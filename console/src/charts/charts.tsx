@@ -33,6 +33,11 @@ function shortDate(date: string): string {
   });
 }
 
+/** A tooltip's title: the day of the bar. */
+function dateLabel(date: unknown): string {
+  return typeof date === 'string' ? shortDate(date) : '';
+}
+
 export interface DailyPoint {
   date: string;
   calls: number;
@@ -61,7 +66,7 @@ export function DailyChart({ days, height = 260 }: { days: DailyPoint[]; height?
           allowDecimals={false}
           tickFormatter={(value: number) => numbers.format(value)}
         />
-        <Tooltip labelFormatter={(date) => shortDate(String(date))} cursor={{ fill: '#f1f2f6' }} />
+        <Tooltip labelFormatter={dateLabel} cursor={{ fill: '#f1f2f6' }} />
         <Legend iconType="square" iconSize={10} wrapperStyle={{ fontSize: 12 }} />
         <Bar dataKey="calls" name="Calls" fill={PALETTE[0]} radius={[3, 3, 0, 0]} maxBarSize={22} />
         <Bar
@@ -114,7 +119,7 @@ export function ToolStackChart({
           allowDecimals={false}
           tickFormatter={(value: number) => numbers.format(value)}
         />
-        <Tooltip labelFormatter={(date) => shortDate(String(date))} cursor={{ fill: '#f1f2f6' }} />
+        <Tooltip labelFormatter={dateLabel} cursor={{ fill: '#f1f2f6' }} />
         <Legend iconType="square" iconSize={10} wrapperStyle={{ fontSize: 12 }} />
         {tools.map((tool, i) => (
           <Bar

@@ -30,7 +30,8 @@ function initial(schema: JsonSchema): Values {
     const kind = kindOf(field);
     if (kind === 'boolean') values[name] = field.default === true;
     else if (field.default !== undefined) {
-      values[name] = typeof field.default === 'string' ? field.default : JSON.stringify(field.default);
+      values[name] =
+        typeof field.default === 'string' ? field.default : JSON.stringify(field.default);
     } else values[name] = '';
   }
   return values;

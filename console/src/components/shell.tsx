@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useAuth, useSigned } from '../auth';
 import { NAVIGATION } from '../pages';
@@ -26,8 +26,9 @@ export function Shell({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const { signOut } = useAuth();
   const signed = useSigned();
-  const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => setMenuOpen(false), [location]);
+  // The menu (narrow screens) is open on the page it was opened on: going elsewhere closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const menuOpen = openOn === location;
   return (
     <div className={menuOpen ? 'shell menu-open' : 'shell'}>
       <a className="skip-link" href="#main">
@@ -39,7 +40,7 @@ export function Shell({ children }: { children: ReactNode }) {
           small
           aria-expanded={menuOpen}
           aria-controls="navigation"
-          onClick={() => setMenuOpen((open) => !open)}
+          onClick={() => setOpenOn(menuOpen ? null : location)}
         >
           <Icon name={menuOpen ? 'close' : 'menu'} size={16} />
           Menu

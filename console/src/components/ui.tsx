@@ -74,7 +74,13 @@ export function PageHead({
 export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
   if (!error) return null;
   const failure = error instanceof ApiFailure ? error : undefined;
-  const detail = failure ? failure.detail : error instanceof Error ? error.message : String(error);
+  const detail = failure
+    ? failure.detail
+    : error instanceof Error
+      ? error.message
+      : typeof error === 'string'
+        ? error
+        : 'Something went wrong.';
   return (
     <div className="notice error" role="alert">
       <div>

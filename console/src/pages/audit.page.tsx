@@ -3,7 +3,15 @@ import { useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { api, ok, type Schemas } from '../api/client';
 import { useCursorPages } from '../components/paging';
-import { Empty, ErrorNotice, LoadingRows, PageHead, Pager, Time, TableWrap } from '../components/ui';
+import {
+  Empty,
+  ErrorNotice,
+  LoadingRows,
+  PageHead,
+  Pager,
+  Time,
+  TableWrap,
+} from '../components/ui';
 import type { PageDefinition } from '../pages';
 
 const PAGE_SIZE = 50;
@@ -23,7 +31,12 @@ type Entry = Schemas['AuditEntryView'];
 
 /** A key or principal id as a link to its page; anything else as text. */
 function Subject({ id }: { id: string }) {
-  if (/^key_[0-9a-f]{16}$/.test(id)) return <Link href={`/keys/${id}`} className="mono">{id}</Link>;
+  if (/^key_[0-9a-f]{16}$/.test(id))
+    return (
+      <Link href={`/keys/${id}`} className="mono">
+        {id}
+      </Link>
+    );
   if (/^prn_[0-9a-f]{32}$/.test(id)) {
     return (
       <Link href={`/principals/${id}`} className="mono">

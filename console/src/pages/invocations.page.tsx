@@ -43,7 +43,9 @@ function Outcome({ call }: { call: Invocation }) {
         label={`Progress of ${call.id}`}
       />
     ) : (
-      <span className="cell-sub">{call.status === 'queued' ? 'waiting for a slot' : 'started'}</span>
+      <span className="cell-sub">
+        {call.status === 'queued' ? 'waiting for a slot' : 'started'}
+      </span>
     );
   }
   if (call.error) {
@@ -161,7 +163,9 @@ function Invocations() {
     queryFn: () =>
       listPage(
         api.GET('/api/v1/admin/invocations', {
-          params: { query: { limit: PAGE_SIZE, ...(pages.cursor ? { cursor: pages.cursor } : {}) } },
+          params: {
+            query: { limit: PAGE_SIZE, ...(pages.cursor ? { cursor: pages.cursor } : {}) },
+          },
         }),
       ),
     refetchInterval: IDLE_MS,

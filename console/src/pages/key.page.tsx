@@ -108,7 +108,11 @@ function RotateDialog({
     >
       <div className="field">
         <label htmlFor={graceId}>Grace for the old secret</label>
-        <select id={graceId} value={grace} onChange={(event) => setGrace(Number(event.target.value))}>
+        <select
+          id={graceId}
+          value={grace}
+          onChange={(event) => setGrace(Number(event.target.value))}
+        >
           {GRACES.map((option) => (
             <option key={option.seconds} value={option.seconds}>
               {option.label}
@@ -235,7 +239,11 @@ function KeyPage() {
     mutationFn: (enabled: boolean) =>
       ok(api.PATCH('/api/v1/auth/api-keys/{id}', { params: { path: { id } }, body: { enabled } })),
     onSuccess: (changed) => {
-      setDone(changed.enabled ? 'The key is enabled again.' : 'The key is disabled: its calls get 401 until it is enabled.');
+      setDone(
+        changed.enabled
+          ? 'The key is enabled again.'
+          : 'The key is disabled: its calls get 401 until it is enabled.',
+      );
       void queries.invalidateQueries({ queryKey: ['keys'] });
     },
   });
@@ -273,10 +281,16 @@ function KeyPage() {
       />
       <ErrorNotice error={keyQuery.error ?? toggle.error} />
       {done && <Notice kind="success">{done}</Notice>}
-      {!keyView ? !keyQuery.error && <Loading label="Loading the key" /> : <Facts keyView={keyView} />}
+      {!keyView ? (
+        !keyQuery.error && <Loading label="Loading the key" />
+      ) : (
+        <Facts keyView={keyView} />
+      )}
       <ErrorNotice error={usage.error} title="Usage could not be read" />
       <UsageSection usage={usage.data} error={usage.error} />
-      {dialog === 'edit' && keyView && <EditDialog keyView={keyView} onClose={() => setDialog(null)} />}
+      {dialog === 'edit' && keyView && (
+        <EditDialog keyView={keyView} onClose={() => setDialog(null)} />
+      )}
       {dialog === 'rotate' && keyView && (
         <RotateDialog
           keyView={keyView}

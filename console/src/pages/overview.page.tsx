@@ -24,7 +24,7 @@ type Health = Schemas['HealthView'];
 async function health(): Promise<Health> {
   const { data, error, response } = await api.GET('/health');
   // A degraded service answers 503 with the same view.
-  if (response.status === 503 && error && 'components' in error) return error as Health;
+  if (response.status === 503 && error && 'components' in error) return error;
   if (!data) throw new ApiFailure(response.status, 'The health check did not answer.');
   return data;
 }
@@ -43,7 +43,9 @@ function Stat({
   return (
     <div className="card stat">
       <div className="stat-label">{label}</div>
-      <div className="stat-value">{loading ? <Skeleton width="60%" height={28} /> : formatNumber(value)}</div>
+      <div className="stat-value">
+        {loading ? <Skeleton width="60%" height={28} /> : formatNumber(value)}
+      </div>
       {note && <div className="stat-note">{note}</div>}
     </div>
   );
@@ -278,7 +280,9 @@ function Overview() {
   const today = usage.data?.history[0];
   const totals = usage.data?.totals;
   const failedShare =
-    totals && totals.calls ? `${((totals.failed / totals.calls) * 100).toFixed(1)} % of calls` : undefined;
+    totals && totals.calls
+      ? `${((totals.failed / totals.calls) * 100).toFixed(1)} % of calls`
+      : undefined;
   const updated = usage.dataUpdatedAt
     ? new Date(usage.dataUpdatedAt).toLocaleTimeString('en', { hour12: false })
     : null;

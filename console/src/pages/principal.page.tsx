@@ -121,7 +121,9 @@ function PrincipalPage() {
   });
   const toggle = useMutation({
     mutationFn: (enabled: boolean) =>
-      ok(api.PATCH('/api/v1/auth/principals/{id}', { params: { path: { id } }, body: { enabled } })),
+      ok(
+        api.PATCH('/api/v1/auth/principals/{id}', { params: { path: { id } }, body: { enabled } }),
+      ),
     onSuccess: () => void queries.invalidateQueries({ queryKey: ['principals'] }),
   });
   const view = principal.data;
@@ -148,7 +150,9 @@ function PrincipalPage() {
       <ErrorNotice error={principal.error ?? toggle.error} />
       {toggle.isSuccess && (
         <Notice kind="success">
-          {toggle.data.enabled ? 'The principal is enabled.' : 'The principal is disabled: its tokens get 401.'}
+          {toggle.data.enabled
+            ? 'The principal is enabled.'
+            : 'The principal is disabled: its tokens get 401.'}
         </Notice>
       )}
       {!view ? (

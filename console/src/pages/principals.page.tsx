@@ -23,7 +23,9 @@ function Principals() {
     queryFn: () =>
       listPage(
         api.GET('/api/v1/auth/principals', {
-          params: { query: { limit: PAGE_SIZE, ...(pages.cursor ? { cursor: pages.cursor } : {}) } },
+          params: {
+            query: { limit: PAGE_SIZE, ...(pages.cursor ? { cursor: pages.cursor } : {}) },
+          },
         }),
       ),
     placeholderData: (previous) => previous,

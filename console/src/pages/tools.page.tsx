@@ -3,8 +3,16 @@ import { useId, useState } from 'react';
 import { ApiFailure, type Schemas } from '../api/client';
 import { useToolDetails } from '../api/queries';
 import { type Signed, useSigned } from '../auth';
-import { type JsonSchema, SchemaForm } from '../components/schema-form';
-import { Card, ErrorNotice, formatNumber, Loading, Notice, PageHead, TableWrap } from '../components/ui';
+import { SchemaForm } from '../components/schema-form';
+import {
+  Card,
+  ErrorNotice,
+  formatNumber,
+  Loading,
+  Notice,
+  PageHead,
+  TableWrap,
+} from '../components/ui';
 import type { PageDefinition } from '../pages';
 import { mayCall } from '../scopes';
 import { session } from '../session';
@@ -116,7 +124,7 @@ function TryIt({ tool, signed }: { tool: Tool; signed: Signed }) {
         <Notice>{refused}</Notice>
       ) : (
         <SchemaForm
-          schema={tool.input_schema as JsonSchema}
+          schema={tool.input_schema}
           submitLabel={`Call ${tool.name}`}
           busy={call.isPending}
           onSubmit={(body) => call.mutate(body)}
@@ -199,7 +207,8 @@ function ToolCard({ tool, signed }: { tool: Tool; signed: Signed }) {
             onKeyDown={(event) => {
               if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
               const at = tabs.findIndex(([t]) => t === tab);
-              const next = tabs[(at + (event.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length][0];
+              const next =
+                tabs[(at + (event.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length][0];
               setTab(next);
               document.getElementById(`${base}-${next}-tab`)?.focus();
             }}
@@ -248,7 +257,9 @@ function Tools() {
       <ErrorNotice error={tools.error} />
       {tools.isPending && <Loading label="Loading the tools" />}
       <div className="tool-list">
-        {tools.data?.tools.map((tool) => <ToolCard key={tool.name} tool={tool} signed={signed} />)}
+        {tools.data?.tools.map((tool) => (
+          <ToolCard key={tool.name} tool={tool} signed={signed} />
+        ))}
       </div>
     </div>
   );
