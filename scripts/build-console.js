@@ -45,8 +45,15 @@ function typeCheck() {
 }
 
 async function bundle() {
+  // A production build whatever NODE_ENV the caller runs under (jest sets `test`, which would
+  // bundle React's development build).
+  process.env.NODE_ENV = 'production';
   const { build } = await import('vite');
-  await build({ configFile: join(CONSOLE, 'vite.config.mjs'), logLevel: 'warn' });
+  await build({
+    configFile: join(CONSOLE, 'vite.config.mjs'),
+    mode: 'production',
+    logLevel: 'warn',
+  });
 }
 
 function filesUnder(dir) {

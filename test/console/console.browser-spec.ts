@@ -88,6 +88,8 @@ describe('the operator console in Chromium', () => {
     const width = target.viewportSize()?.width ?? 0;
     // Charts and lists drawn, fonts settled: nothing left loading.
     await target.waitForLoadState('networkidle');
+    // From the top: the navigation where a reader first sees it.
+    await target.evaluate('window.scrollTo(0, 0)');
     await target.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
 
@@ -356,17 +358,18 @@ describe('the operator console in Chromium', () => {
 
   it('calls greet from a form made of its schema and shows the answer with X-Quota-Cost', async () => {
     await visit(page, '/tools', 'Tools');
-    const greetCard = page.locator('section', {
-      has: page.getByRole('heading', { name: /Greet/ }),
-    });
-    await greetCard.getByLabel('name *').fill('Console');
-    await greetCard.getByRole('button', { name: 'Call greet' }).click();
-    const cost = greetCard.getByRole('row', { name: /x-quota-cost/ });
-    await cost.waitFor();
-    expect((await cost.innerText()).split(/\s+/)).toEqual(['x-quota-cost', '1']);
-    expect(await greetCard.getByLabel('Answer body').innerText()).toContain('Hello, Console');
     await accessible(page, 'tools');
     await shot(page, 'tools');
+    await page.getByRole('link', { name: 'Greet' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Greet' }).waitFor();
+    await page.getByLabel('name *').fill('Console');
+    await page.getByRole('button', { name: 'Call greet' }).click();
+    const cost = page.getByRole('row', { name: /x-quota-cost/ });
+    await cost.waitFor();
+    expect((await cost.innerText()).split(/\s+/)).toEqual(['x-quota-cost', '1']);
+    expect(await page.getByLabel('Answer body').innerText()).toContain('Hello, Console');
+    await accessible(page, 'tool');
+    await shot(page, 'tool');
   });
 
   it('shows principals, the audit trail and searches them', async () => {
@@ -415,6 +418,7 @@ describe('the operator console in Chromium', () => {
       ['/principals', 'Principals'],
       ['/invocations', 'Invocations'],
       ['/audit', 'Audit trail'],
+      ['/tools/greet', 'Greet'],
       ['/tools', 'Tools'],
     ];
     for (const [path, title] of pages) {
@@ -470,6 +474,7 @@ describe('the operator console in Chromium', () => {
         ['/invocations', 'Invocations', 'invocations'],
         ['/audit', 'Audit trail', 'audit'],
         ['/tools', 'Tools', 'tools'],
+        ['/tools/greet', 'Greet', 'tool'],
       ];
       for (const [path, title, name] of pages) {
         await visit(small, path, title);

@@ -2,8287 +2,8269 @@
 // Do not edit: `npm run build` writes it again whenever the API changes.
 
 export interface paths {
-  '/.well-known/oauth-protected-resource': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API's OAuth protected resource metadata (RFC 9728) */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The API's OAuth protected resource metadata (RFC 9728) */
-    get: operations['getProtectedResourceMetadata'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/.well-known/oauth-protected-resource/mcp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** /mcp's OAuth protected resource metadata (RFC 9728) */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** /mcp's OAuth protected resource metadata (RFC 9728) */
-    get: operations['getMcpProtectedResourceMetadata'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/api-keys': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search keys
+         * @description Keys in creation order whose name contains `q` (any case), or whose prefix or id starts with it, of `status` when given. A page reads at most 5,000 keys: while the `Link` header is there, more may match.
+         */
+        get: operations["searchApiKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Search keys
-     * @description Keys in creation order whose name contains `q` (any case), or whose prefix or id starts with it, of `status` when given. A page reads at most 5,000 keys: while the `Link` header is there, more may match.
-     */
-    get: operations['searchApiKeys'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/audit': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the audit trail
+         * @description Entries newest first, of `action` and by `actor` when given (a key id, a principal id, or `cli`). A page reads at most 5,000 entries: while `next_before` is not null, more may match.
+         */
+        get: operations["searchAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Search the audit trail
-     * @description Entries newest first, of `action` and by `actor` when given (a key id, a principal id, or `cli`). A page reads at most 5,000 entries: while `next_before` is not null, more may match.
-     */
-    get: operations['searchAuditEntries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/errors': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This instance's errors by status */
+        get: operations["getErrorCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** This instance's errors by status */
-    get: operations['getErrorCounts'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/invocations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/invocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every caller's long-running calls
+         * @description Newest first, of `status` when given; each names the key or principal it is of.
+         */
+        get: operations["listAllInvocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Every caller's long-running calls
-     * @description Newest first, of `status` when given; each names the key or principal it is of.
-     */
-    get: operations['listAllInvocations'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/issuers': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/issuers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Health of the OAuth issuers */
+        get: operations["getIssuerHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Health of the OAuth issuers */
-    get: operations['getIssuerHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/plans': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The plans and their limits */
+        get: operations["listPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The plans and their limits */
-    get: operations['listPlans'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/tools': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every tool, its price on each plan and its runtime settings */
+        get: operations["listToolDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Every tool, its price on each plan and its runtime settings */
-    get: operations['listToolDetails'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/usage': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage of every key, by day */
+        get: operations["getUsageTotals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Usage of every key, by day */
-    get: operations['getUsageTotals'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/admin/usage/top': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/admin/usage/top": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The biggest callers and tools */
+        get: operations["getTopUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The biggest callers and tools */
-    get: operations['getTopUsage'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/audit': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The audit trail */
-    get: operations['listAuditEntries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/api-keys': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/auth/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List keys */
+        get: operations["listApiKeys"];
+        put?: never;
+        /** Create a key (shown once) */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** List keys */
-    get: operations['listApiKeys'];
-    put?: never;
-    /** Create a key (shown once) */
-    post: operations['createApiKey'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/api-keys/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/auth/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One key */
+        get: operations["getApiKey"];
+        put?: never;
+        post?: never;
+        /** Revoke a key */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        /** Change a key (enable, disable, limits, scopes) */
+        patch: operations["updateApiKey"];
+        trace?: never;
     };
-    /** One key */
-    get: operations['getApiKey'];
-    put?: never;
-    post?: never;
-    /** Revoke a key */
-    delete: operations['revokeApiKey'];
-    options?: never;
-    head?: never;
-    /** Change a key (enable, disable, limits, scopes) */
-    patch: operations['updateApiKey'];
-    trace?: never;
-  };
-  '/api/v1/auth/api-keys/{id}/rotate': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/auth/api-keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a key a new secret */
+        post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /** Give a key a new secret */
-    post: operations['rotateApiKey'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/api-keys/{id}/usage': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/auth/api-keys/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A key's usage and history */
+        get: operations["getApiKeyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** A key's usage and history */
-    get: operations['getApiKeyUsage'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/me': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling key or OAuth principal */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The calling key or OAuth principal */
-    get: operations['getMe'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/principals': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/auth/principals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List OAuth principals */
+        get: operations["listPrincipals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** List OAuth principals */
-    get: operations['listPrincipals'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/auth/principals/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/auth/principals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One OAuth principal */
+        get: operations["getPrincipal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an OAuth principal */
+        patch: operations["updatePrincipal"];
+        trace?: never;
     };
-    /** One OAuth principal */
-    get: operations['getPrincipal'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /** Change an OAuth principal */
-    patch: operations['updatePrincipal'];
-    trace?: never;
-  };
-  '/api/v1/auth/principals/{id}/usage': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/auth/principals/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A principal's usage and history */
+        get: operations["getPrincipalUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** A principal's usage and history */
-    get: operations['getPrincipalUsage'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/health': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the service and its store are healthy. */
+        get: operations["getHealthVersioned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Whether the service and its store are healthy. */
-    get: operations['getHealthVersioned'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/invocations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/invocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's long-running calls */
+        get: operations["listInvocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The caller's long-running calls */
-    get: operations['listInvocations'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/invocations/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/invocations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A long-running call */
+        get: operations["getInvocation"];
+        put?: never;
+        post?: never;
+        /** Cancel a long-running call */
+        delete: operations["cancelInvocation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** A long-running call */
-    get: operations['getInvocation'];
-    put?: never;
-    post?: never;
-    /** Cancel a long-running call */
-    delete: operations['cancelInvocation'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/services': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tools, with the JSON Schema of their input and output and what a call costs.
+         * @description Needs `services:read`, `services:execute` or a per-tool scope (`services:execute:<tool>`): a caller with per-tool scopes only sees the tools it may call.
+         */
+        get: operations["listServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The tools, with the JSON Schema of their input and output and what a call costs.
-     * @description Needs `services:read`, `services:execute` or a per-tool scope (`services:execute:<tool>`): a caller with per-tool scopes only sees the tools it may call.
-     */
-    get: operations['listServices'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/services/config_get': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/services/config_get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return one configuration value by dot-separated key.
+         * @description Needs `services:execute` or `services:execute:config_get`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         */
+        post: operations["config_get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Return one configuration value by dot-separated key.
-     * @description Needs `services:execute` or `services:execute:config_get`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
-     */
-    post: operations['config_get'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/services/config_set': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/services/config_set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a configuration override. The value is coerced to a type.
+         * @description Needs `services:execute` or `services:execute:config_set`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         */
+        post: operations["config_set"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Set a configuration override. The value is coerced to a type.
-     * @description Needs `services:execute` or `services:execute:config_set`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
-     */
-    post: operations['config_set'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/services/config_show': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/services/config_show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Return the full project configuration.
+         * @description Needs `services:execute` or `services:execute:config_show`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         */
+        post: operations["config_show"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Return the full project configuration.
-     * @description Needs `services:execute` or `services:execute:config_show`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
-     */
-    post: operations['config_show'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/services/doctor': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/services/doctor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run project health checks, optionally auto-fixing fixable issues.
+         * @description Needs `services:execute` or `services:execute:doctor`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         */
+        post: operations["doctor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Run project health checks, optionally auto-fixing fixable issues.
-     * @description Needs `services:execute` or `services:execute:doctor`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
-     */
-    post: operations['doctor'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/services/greet': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/services/greet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Greet a user by name.
+         * @description Needs `services:execute` or `services:execute:greet`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         */
+        post: operations["greet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Greet a user by name.
-     * @description Needs `services:execute` or `services:execute:greet`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
-     */
-    post: operations['greet'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/usage': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling key's usage and history */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The calling key's usage and history */
-    get: operations['getUsage'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/health': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the service and its store are healthy. */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Whether the service and its store are healthy. */
-    get: operations['getHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/health/live': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the process serves requests. */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Whether the process serves requests. */
-    get: operations['getLiveness'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/health/ready': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the service and its store are healthy. */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Whether the service and its store are healthy. */
-    get: operations['getReadiness'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/metrics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics, text exposition format. */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Prometheus metrics, text exposition format. */
-    get: operations['getMetrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    ApiKeyView: {
-      /** @example 2025-01-01T12:00:00.000Z */
-      created_at: string;
-      /**
-       * @description Credits per UTC day; null: the plan's.
-       * @example 500
-       */
-      daily_limit: number | null;
-      /**
-       * @description A disabled key gets 401 until enabled again.
-       * @example true
-       */
-      enabled: boolean;
-      /** @example null */
-      expires_at: string | null;
-      /** @example key_3f2a9c1d0b7e6a54 */
-      id: string;
-      /** @example 2025-01-02T08:30:00.000Z */
-      last_used_at: string | null;
-      /**
-       * @description Credits per UTC calendar month; null: the plan's.
-       * @example null
-       */
-      monthly_limit: number | null;
-      /** @example ci-runner */
-      name: string;
-      /** @example free */
-      plan: string;
-      /**
-       * @description The first characters of the key, to recognise it.
-       * @example sk_1a2b3c4d
-       */
-      prefix: string;
-      /**
-       * @description While a rotation grace runs: when the previous secret stops working; else null.
-       * @example 2025-01-02T13:00:00.000Z
-       */
-      previous_key_expires_at: string | null;
-      /**
-       * @description Calls per rate-limit window (a second by default); null: the plan's.
-       * @example null
-       */
-      rate_limit: number | null;
-      /** @example null */
-      revoked_at: string | null;
-      /**
-       * @example [
-       *       "services:read",
-       *       "services:execute"
-       *     ]
-       */
-      scopes: string[];
-      /**
-       * @example active
-       * @enum {string}
-       */
-      status: 'active' | 'disabled' | 'revoked' | 'expired';
+    schemas: {
+        ApiKeyView: {
+            /** @example 2025-01-01T12:00:00.000Z */
+            created_at: string;
+            /**
+             * @description Credits per UTC day; null: the plan's.
+             * @example 500
+             */
+            daily_limit: number | null;
+            /**
+             * @description A disabled key gets 401 until enabled again.
+             * @example true
+             */
+            enabled: boolean;
+            /** @example null */
+            expires_at: string | null;
+            /** @example key_3f2a9c1d0b7e6a54 */
+            id: string;
+            /** @example 2025-01-02T08:30:00.000Z */
+            last_used_at: string | null;
+            /**
+             * @description Credits per UTC calendar month; null: the plan's.
+             * @example null
+             */
+            monthly_limit: number | null;
+            /** @example ci-runner */
+            name: string;
+            /** @example free */
+            plan: string;
+            /**
+             * @description The first characters of the key, to recognise it.
+             * @example sk_1a2b3c4d
+             */
+            prefix: string;
+            /**
+             * @description While a rotation grace runs: when the previous secret stops working; else null.
+             * @example 2025-01-02T13:00:00.000Z
+             */
+            previous_key_expires_at: string | null;
+            /**
+             * @description Calls per rate-limit window (a second by default); null: the plan's.
+             * @example null
+             */
+            rate_limit: number | null;
+            /** @example null */
+            revoked_at: string | null;
+            /**
+             * @example [
+             *       "services:read",
+             *       "services:execute"
+             *     ]
+             */
+            scopes: string[];
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "disabled" | "revoked" | "expired";
+        };
+        AuditEntryView: {
+            /**
+             * @example api_key.update
+             * @enum {string}
+             */
+            action: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update";
+            /**
+             * @description The key that acted; null for an OAuth principal, the CLI and the service itself.
+             * @example key_3f2a9c1d0b7e6a54
+             */
+            actor_key_id: string | null;
+            /**
+             * @description The OAuth principal that acted (docs/oauth.md); null for keys, the CLI and the service.
+             * @example null
+             */
+            actor_principal_id: string | null;
+            /** @example 2025-01-01T12:00:00.000Z */
+            at: string;
+            /**
+             * @description create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source.
+             * @example {
+             *       "daily_limit": {
+             *         "from": 100,
+             *         "to": 500
+             *       }
+             *     }
+             */
+            details: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Increasing; page back with ?before=.
+             * @example 42
+             */
+            id: number;
+            /** @example 5b0c1a52-62b8-4b8e-9d4f-1f8f3f3b8a11 */
+            request_id: string | null;
+            /**
+             * @description The key id, the principal id, or the configuration key.
+             * @example key_9b1c0d2e3f4a5b6c
+             */
+            target: string;
+        };
+        AuditPage: {
+            /** @description Newest first. */
+            entries: components["schemas"]["AuditEntryView"][];
+        };
+        AuditSearchPage: {
+            /** @description Newest first. */
+            entries: components["schemas"]["AuditEntryView"][];
+            /**
+             * @description While older entries remain to be searched: the `before` of the next page (a page searches a bounded number of entries, so it may hold fewer than `limit`, even none).
+             * @example 4120
+             */
+            next_before: number | null;
+        };
+        CheckRecordView: {
+            /** @description Present (true) when the issue can be auto-fixed. */
+            fixable?: boolean;
+            /** @description What was found and what to do about it. */
+            message: string;
+            /**
+             * @description Name of the check.
+             * @example cache_directory
+             */
+            name: string;
+            /**
+             * @description Outcome of the check.
+             * @enum {string}
+             */
+            status: "pass" | "warn" | "fail";
+        };
+        ConfigGetInput: {
+            /**
+             * @description Dot-separated configuration path, such as `logging.level` or `server`.
+             * @example logging.level
+             */
+            key: string;
+        };
+        ConfigGetResult: {
+            /**
+             * @description The requested path, echoed.
+             * @example logging.level
+             */
+            key: string;
+            /**
+             * @description The value in its own type; a section's object for a section key.
+             * @example info
+             */
+            value: boolean | number | string | {
+                [key: string]: unknown;
+            };
+        };
+        ConfigSetInput: {
+            /**
+             * @description Dot-separated configuration path, such as `logging.level` or `server`.
+             * @example logging.level
+             */
+            key: string;
+            /**
+             * @description The new value as a string, coerced: true/yes/false/no (any case), integer, decimal, else the string itself.
+             * @example debug
+             */
+            value: string;
+        };
+        ConfigSetResult: {
+            /**
+             * @description The value after coercion, as stored; "********" for a secret.
+             * @example debug
+             */
+            coerced_value: boolean | number | string;
+            /**
+             * @description The path that was set.
+             * @example logging.level
+             */
+            key: string;
+        };
+        ConfigShowInput: Record<string, never>;
+        ConfigShowResult: {
+            /**
+             * @description The effective configuration tree; secrets that are set read "********".
+             * @example {
+             *       "logging": {
+             *         "level": "info",
+             *         "verbose": false
+             *       },
+             *       "server": {
+             *         "host": "0.0.0.0",
+             *         "port": 8000
+             *       }
+             *     }
+             */
+            config: {
+                [key: string]: unknown;
+            };
+        };
+        CreateApiKeyInput: {
+            /** @description Credits per UTC day (a call costs its tool's cost), beating the plan's. */
+            daily_limit?: number | null;
+            /** @description Days until the key expires; none: never. */
+            expires_in_days?: number | null;
+            /** @description Credits per UTC calendar month, beating the plan's. */
+            monthly_limit?: number | null;
+            /**
+             * @description A name to recognise the key by: no control characters, bidi controls or lone surrogates.
+             * @example ci-runner
+             */
+            name: string;
+            /** @description Plan: free (default), pro or unlimited. */
+            plan?: string;
+            /** @description Calls per rate-limit window (a second by default), beating the plan's. */
+            rate_limit?: number | null;
+            /**
+             * @description A named set of scopes, instead of `scopes`.
+             * @enum {string}
+             */
+            scope_template?: "read_only" | "standard" | "admin";
+            /**
+             * @description Scopes to grant: services:read, services:execute, admin:read, admin:write, '<resource>:*' or '*'.
+             * @example [
+             *       "services:read",
+             *       "services:execute"
+             *     ]
+             */
+            scopes?: string[];
+        };
+        CreatedApiKey: {
+            /** @example 2025-01-01T12:00:00.000Z */
+            created_at: string;
+            /**
+             * @description Credits per UTC day; null: the plan's.
+             * @example 500
+             */
+            daily_limit: number | null;
+            /**
+             * @description A disabled key gets 401 until enabled again.
+             * @example true
+             */
+            enabled: boolean;
+            /** @example null */
+            expires_at: string | null;
+            /** @example key_3f2a9c1d0b7e6a54 */
+            id: string;
+            /** @description The key itself. Shown this once; only its hash is stored. */
+            key: string;
+            /** @example 2025-01-02T08:30:00.000Z */
+            last_used_at: string | null;
+            /**
+             * @description Credits per UTC calendar month; null: the plan's.
+             * @example null
+             */
+            monthly_limit: number | null;
+            /** @example ci-runner */
+            name: string;
+            /** @example free */
+            plan: string;
+            /**
+             * @description The first characters of the key, to recognise it.
+             * @example sk_1a2b3c4d
+             */
+            prefix: string;
+            /**
+             * @description While a rotation grace runs: when the previous secret stops working; else null.
+             * @example 2025-01-02T13:00:00.000Z
+             */
+            previous_key_expires_at: string | null;
+            /**
+             * @description Calls per rate-limit window (a second by default); null: the plan's.
+             * @example null
+             */
+            rate_limit: number | null;
+            /** @example null */
+            revoked_at: string | null;
+            /**
+             * @example [
+             *       "services:read",
+             *       "services:execute"
+             *     ]
+             */
+            scopes: string[];
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "disabled" | "revoked" | "expired";
+        };
+        DailyTotalsView: {
+            /**
+             * @description Per tool: its calls, their credits, and those that failed.
+             * @example {
+             *       "greet": {
+             *         "calls": 10,
+             *         "credits": 10,
+             *         "failed": 0
+             *       }
+             *     }
+             */
+            by_tool: {
+                [key: string]: components["schemas"]["ToolUsageView"];
+            };
+            /** @example 120 */
+            calls: number;
+            /**
+             * @description Credits the calls cost.
+             * @example 131
+             */
+            credits: number;
+            /**
+             * @description A UTC day.
+             * @example 2026-11-22
+             */
+            date: string;
+            /**
+             * @description Calls that ended in a 5xx.
+             * @example 2
+             */
+            failed: number;
+        };
+        DailyUsageView: {
+            /**
+             * @description Per tool: its calls, their credits, and those that failed.
+             * @example {
+             *       "greet": {
+             *         "calls": 10,
+             *         "credits": 10,
+             *         "failed": 0
+             *       },
+             *       "summarize": {
+             *         "calls": 1,
+             *         "credits": 2,
+             *         "failed": 0
+             *       }
+             *     }
+             */
+            by_tool: {
+                [key: string]: components["schemas"]["ToolUsageView"];
+            };
+            /**
+             * @description A UTC day.
+             * @example 2025-01-01
+             */
+            date: string;
+            /**
+             * @description Credits counted that day.
+             * @example 12
+             */
+            used: number;
+        };
+        DoctorInput: {
+            /**
+             * @description When true, fixable issues are fixed, then every check runs again.
+             * @default false
+             */
+            fix: boolean;
+        };
+        DoctorResult: {
+            /** @description All checks run, in a stable order. */
+            checks: components["schemas"]["CheckRecordView"][];
+            /** @description Whether any check failed. */
+            has_failures: boolean;
+        };
+        ErrorCountsView: {
+            /**
+             * @description When this instance started counting: the counts are its own since then.
+             * @example 2026-11-22T03:53:47.934Z
+             */
+            since: string;
+            /** @description Answers of 400 and above, by status. */
+            statuses: components["schemas"]["StatusCountView"][];
+        };
+        ErrorResponse: {
+            /**
+             * @description What went wrong, as a sentence.
+             * @example Not authenticated
+             */
+            detail: string;
+        };
+        GreetInput: {
+            /**
+             * @description Name to greet.
+             * @example Alice
+             */
+            name: string;
+            /**
+             * @description When true, the greeting is uppercase.
+             * @default false
+             */
+            shout: boolean;
+            /**
+             * @description Repetition count, echoed back; the message itself is not repeated.
+             * @default 1
+             */
+            times: number;
+        };
+        GreetResult: {
+            /**
+             * @description The greeting text; uppercase when `shout` was true.
+             * @example Hello, Alice!
+             */
+            message: string;
+            /**
+             * @description The repetition count.
+             * @example 1
+             */
+            times: number;
+        };
+        HealthComponents: {
+            redis: components["schemas"]["RedisHealth"];
+            store: components["schemas"]["StoreHealth"];
+        };
+        HealthView: {
+            components: components["schemas"]["HealthComponents"];
+            /**
+             * @description `degraded` (answered 503) when a component is in error or the service is stopping.
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            /** @description When the checks ran, ISO 8601 UTC. */
+            timestamp: string;
+            /** @example 1.0.0 */
+            version: string;
+        };
+        InvocationErrorView: {
+            /**
+             * @description The `{detail}` the call would have been answered with.
+             * @example Tool 'doctor' did not finish within 30000 ms
+             */
+            detail: string | Record<string, never>[];
+            /** @example 504 */
+            status: number;
+        };
+        InvocationProgressView: {
+            /** @example 3 */
+            done: number;
+            /** @example store */
+            message: string | null;
+            /** @example 10 */
+            total: number | null;
+        };
+        InvocationView: {
+            /** @example 2026-11-26T10:00:00.000Z */
+            created_at: string;
+            error: components["schemas"]["InvocationErrorView"] | null;
+            finished_at: string | null;
+            /** @example inv_0f3c9a2b4d5e6f708192a3b4c5d6e7f8 */
+            id: string;
+            progress: components["schemas"]["InvocationProgressView"] | null;
+            /** @description The tool's answer (its 200 body), once `succeeded`. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            started_at: string | null;
+            /**
+             * @example running
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+            /** @example doctor */
+            tool: string;
+        };
+        IssuerHealthView: {
+            /**
+             * @description Why its last request failed.
+             * @example null
+             */
+            failure: string | null;
+            /** @example https://login.example.com/realms/tools */
+            issuer: string;
+            /**
+             * @description `ok`: its metadata and keys were fetched and its last request succeeded.
+             * @example ok
+             * @enum {string}
+             */
+            status: "ok" | "failing";
+        };
+        IssuersView: {
+            /** @description Empty when OAuth is not configured. */
+            issuers: components["schemas"]["IssuerHealthView"][];
+        };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        Me: {
+            /** @enum {string} */
+            auth_method: "api_key";
+            created_at: string;
+            expires_at: string | null;
+            key_id: string;
+            name: string;
+            plan: string;
+            scopes: string[];
+        };
+        MonthlyUsageView: {
+            /**
+             * @description Credits per UTC calendar month.
+             * @example 200000
+             */
+            limit: number;
+            /** @example 198800 */
+            remaining: number;
+            /**
+             * @description The next UTC month, ISO 8601.
+             * @example 2025-02-01T00:00:00.000Z
+             */
+            resets_at: string;
+            /** @example 1200 */
+            used: number;
+        };
+        OAuthMe: {
+            /** @enum {string} */
+            auth_method: "oauth";
+            client_id: string | null;
+            /** @description The token's expiry (`exp`). */
+            expires_at: string;
+            issuer: string;
+            plan: string;
+            /** @description The principal the token speaks for: issuer, client and subject. */
+            principal_id: string;
+            /** @description The token's scopes the service knows. */
+            scopes: string[];
+            subject: string;
+        };
+        OperatorInvocationView: {
+            /**
+             * @description The key or principal that started it.
+             * @example key_3f2a9c1d0b7e6a54
+             */
+            caller_id: string;
+            /** @example 2026-11-26T10:00:00.000Z */
+            created_at: string;
+            error: components["schemas"]["InvocationErrorView"] | null;
+            finished_at: string | null;
+            /** @example inv_0f3c9a2b4d5e6f708192a3b4c5d6e7f8 */
+            id: string;
+            progress: components["schemas"]["InvocationProgressView"] | null;
+            /** @description The tool's answer (its 200 body), once `succeeded`. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            started_at: string | null;
+            /**
+             * @example running
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+            /** @example doctor */
+            tool: string;
+        };
+        PlanList: {
+            plans: components["schemas"]["PlanView"][];
+        };
+        PlanView: {
+            /** @example 10000 */
+            daily_limit: number | null;
+            /**
+             * @description Whether new keys get this plan when none is named.
+             * @example true
+             */
+            default: boolean;
+            /** @example 200000 */
+            monthly_limit: number | null;
+            /** @example pro */
+            name: string;
+            /**
+             * @description Calls per rate-limit window.
+             * @example 50
+             */
+            rate_limit: number;
+            /**
+             * @description What a tool costs on this plan, where it differs from the tool's own cost.
+             * @example {
+             *       "summarize": 5
+             *     }
+             */
+            tool_costs: {
+                [key: string]: number;
+            };
+        };
+        PrincipalView: {
+            /** @description The token's `client_id` (else `azp`). */
+            client_id: string | null;
+            daily_limit: number | null;
+            enabled: boolean;
+            first_seen_at: string;
+            /** @example prn_5d0c3e8f1a2b4c6d7e8f9a0b1c2d3e4f */
+            id: string;
+            /** @example https://login.example.com/realms/tools */
+            issuer: string;
+            last_seen_at: string;
+            monthly_limit: number | null;
+            /** @description The plan an operator set (PATCH); null: none, its tokens decide. */
+            operator_plan: string | null;
+            /** @description Its plan: the one an operator set, else the one its last token named (OAUTH_PLAN_CLAIM), else OAUTH_DEFAULT_PLAN. */
+            plan: string;
+            rate_limit: number | null;
+            /** @description The token's `sub`. */
+            subject: string;
+        };
+        ProtectedResourceMetadata: {
+            /**
+             * @example [
+             *       "https://login.example.com/realms/tools"
+             *     ]
+             */
+            authorization_servers: string[];
+            /**
+             * @example [
+             *       "header"
+             *     ]
+             */
+            bearer_methods_supported: string[];
+            /** @example https://tools.example.com/mcp */
+            resource: string;
+            /**
+             * @example [
+             *       "services:execute"
+             *     ]
+             */
+            scopes_supported: string[];
+        };
+        RedisHealth: {
+            /**
+             * @description The topology: `REDIS_URL` (single), `REDIS_SENTINELS` (sentinel) or `REDIS_CLUSTER_NODES` (cluster).
+             * @enum {string}
+             */
+            mode?: "single" | "sentinel" | "cluster";
+            /**
+             * @description Redis servers holding the data, as the probe saw them: 1 for a single Redis, the master and its connected replicas under Sentinel, every node of a cluster; 0 when the probe failed. No addresses: they are `doctor`'s.
+             * @example 2
+             */
+            nodes?: number;
+            /**
+             * @description `not_configured` when no Redis is configured (the embedded store is in use; `mode` and `nodes` are then absent).
+             * @enum {string}
+             */
+            status: "ok" | "not_configured" | "error";
+        };
+        RevokedApiKey: {
+            id: string;
+            /** @enum {string} */
+            status: "revoked";
+        };
+        RotateApiKeyInput: {
+            /**
+             * @description Seconds the previous secret keeps working (0: none, at most a week).
+             * @default 0
+             * @example 3600
+             */
+            grace_seconds: number;
+        };
+        StatusCountView: {
+            /** @example 12 */
+            count: number;
+            /** @example 401 */
+            status: number;
+        };
+        StoreHealth: {
+            /** @enum {string} */
+            status: "ok" | "error";
+        };
+        ToolAnnotationsView: {
+            /** @example false */
+            destructiveHint: boolean;
+            /** @example false */
+            idempotentHint: boolean;
+            /** @example false */
+            openWorldHint: boolean;
+            /** @example true */
+            readOnlyHint: boolean;
+        };
+        ToolDetailsList: {
+            tools: components["schemas"]["ToolDetailsView"][];
+        };
+        ToolDetailsView: {
+            /** @description MCP's hints, with their defaults. */
+            annotations: components["schemas"]["ToolAnnotationsView"];
+            /**
+             * @description Calls at once, per instance.
+             * @example 64
+             */
+            concurrency: number;
+            /**
+             * @description The tool's own cost, in credits.
+             * @example 1
+             */
+            cost: number;
+            /**
+             * @description What a call costs on each plan.
+             * @example {
+             *       "free": 1,
+             *       "pro": 1,
+             *       "unlimited": 1
+             *     }
+             */
+            cost_by_plan: {
+                [key: string]: number;
+            };
+            /** @example Greet a user by name. */
+            description: string;
+            input_schema: {
+                [key: string]: unknown;
+            };
+            /** @example greet */
+            name: string;
+            output_schema: {
+                [key: string]: unknown;
+            };
+            /** @example /api/v1/services/greet */
+            path: string;
+            /**
+             * @description Calls waiting, per instance.
+             * @example 64
+             */
+            queue: number;
+            /** @example services:execute:greet */
+            scope: string;
+            /**
+             * @description Its deadline.
+             * @example 30000
+             */
+            timeout_ms: number;
+            /** @example Greet */
+            title: string;
+        };
+        ToolList: {
+            tools: components["schemas"]["ToolView"][];
+        };
+        ToolUsageView: {
+            /** @example 10 */
+            calls: number;
+            /**
+             * @description Credits the calls cost.
+             * @example 10
+             */
+            credits: number;
+            /**
+             * @description Calls that ended in a 5xx (504 included).
+             * @example 0
+             */
+            failed: number;
+        };
+        ToolView: {
+            /**
+             * @description Credits a call costs the caller (its plan's price for the tool, else the tool's).
+             * @example 1
+             */
+            cost: number;
+            /** @example Greet a user by name. */
+            description: string;
+            /** @description JSON Schema of the request body, from the definitions that validate it. */
+            input_schema: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            method: "POST";
+            /** @example greet */
+            name: string;
+            /** @description JSON Schema of the 200 response body. */
+            output_schema: {
+                [key: string]: unknown;
+            };
+            /** @example /api/v1/services/greet */
+            path: string;
+            /**
+             * @description The per-tool scope that allows calling it (`services:execute` allows every tool).
+             * @example services:execute:greet
+             */
+            scope: string;
+        };
+        TopCallerView: {
+            /** @example 1200 */
+            calls: number;
+            /** @example 1320 */
+            credits: number;
+            /** @example 3 */
+            failed: number;
+            /** @example key_3f2a9c1d0b7e6a54 */
+            id: string;
+            /**
+             * @example key
+             * @enum {string}
+             */
+            kind: "key" | "principal";
+            /**
+             * @description A key's name; a principal's subject at its issuer.
+             * @example ci-runner
+             */
+            name: string;
+        };
+        TopToolView: {
+            /** @example 1200 */
+            calls: number;
+            /** @example 1200 */
+            credits: number;
+            /** @example 3 */
+            failed: number;
+            /** @example greet */
+            tool: string;
+        };
+        TopUsageView: {
+            /** @description By credits, then calls, most first. */
+            callers: components["schemas"]["TopCallerView"][];
+            /** @example 30 */
+            days: number;
+            /** @description By calls, then credits, most first. */
+            tools: components["schemas"]["TopToolView"][];
+        };
+        UpdateApiKeyInput: {
+            /**
+             * @description Credits per UTC day, beating the plan's; null: the plan's.
+             * @example 500
+             */
+            daily_limit?: number | null;
+            /**
+             * @description false: the key gets 401 until enabled again.
+             * @example false
+             */
+            enabled?: boolean;
+            /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
+            monthly_limit?: number | null;
+            /**
+             * @description A new name: no control characters, bidi controls or lone surrogates.
+             * @example ci-runner-2
+             */
+            name?: string;
+            /** @description Plan: free, pro or unlimited. */
+            plan?: string;
+            /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
+            rate_limit?: number | null;
+            /**
+             * @description The scopes the key holds from now on (replacing its current ones).
+             * @example [
+             *       "services:execute"
+             *     ]
+             */
+            scopes?: string[];
+        };
+        UpdatePrincipalInput: {
+            /**
+             * @description Credits per UTC day, beating the plan's; null: the plan's.
+             * @example 500
+             */
+            daily_limit?: number | null;
+            /**
+             * @description false: the principal's tokens get 401 until it is enabled again.
+             * @example false
+             */
+            enabled?: boolean;
+            /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
+            monthly_limit?: number | null;
+            /**
+             * @description Plan (free, pro, unlimited or the operator's); null: the plan its tokens name, else OAUTH_DEFAULT_PLAN.
+             * @example pro
+             */
+            plan?: string | null;
+            /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
+            rate_limit?: number | null;
+        };
+        UsageSumView: {
+            /** @example 3600 */
+            calls: number;
+            /** @example 3930 */
+            credits: number;
+            /** @example 12 */
+            failed: number;
+        };
+        UsageTotalsView: {
+            /**
+             * @description UTC days counted, today included.
+             * @example 30
+             */
+            days: number;
+            /** @description One entry a day, today first. */
+            history: components["schemas"]["DailyTotalsView"][];
+            /**
+             * @description Keys and principals that were used in the period (whose counters were read).
+             * @example 14
+             */
+            subjects: number;
+            /** @description The sum of the days. */
+            totals: components["schemas"]["UsageSumView"];
+        };
+        UsageView: {
+            /**
+             * @description Credits per UTC day (a call costs its tool's cost); null: no limit.
+             * @example 100
+             */
+            daily_limit: number | null;
+            /**
+             * @description Credits per UTC day, newest first, days without calls as 0 (`?days=`, 1 to 90), per tool.
+             * @example [
+             *       {
+             *         "date": "2025-01-01",
+             *         "used": 12,
+             *         "by_tool": {
+             *           "greet": {
+             *             "calls": 12,
+             *             "credits": 12,
+             *             "failed": 0
+             *           }
+             *         }
+             *       },
+             *       {
+             *         "date": "2024-12-31",
+             *         "used": 0,
+             *         "by_tool": {}
+             *       }
+             *     ]
+             */
+            history: components["schemas"]["DailyUsageView"][];
+            /** @description This UTC month against the monthly limit; null without one. */
+            monthly: components["schemas"]["MonthlyUsageView"] | null;
+            /** @example free */
+            plan: string;
+            /** @example 88 */
+            remaining: number | null;
+            /**
+             * @description Next UTC midnight, ISO 8601.
+             * @example 2025-01-02T00:00:00.000Z
+             */
+            resets_at: string;
+            /** @example 12 */
+            used: number;
+        };
+        ValidationErrorResponse: {
+            /** @description One entry per problem. */
+            detail: components["schemas"]["ValidationIssueView"][];
+        };
+        ValidationIssueView: {
+            /**
+             * @description Where the problem is: 'body', then the field name (and list index).
+             * @example [
+             *       "body",
+             *       "name"
+             *     ]
+             */
+            loc: (string | number)[];
+            /**
+             * @description The problem, for a person.
+             * @example Field required
+             */
+            msg: string;
+            /**
+             * @description The problem, for a program (pydantic names): missing, string_type, bool_type, int_type, greater_than_equal, less_than_equal, string_too_short, string_too_long, extra_forbidden, literal_error, list_type, dict_type, json_invalid, value_error.
+             * @example missing
+             */
+            type: string;
+        };
     };
-    AuditEntryView: {
-      /**
-       * @example api_key.update
-       * @enum {string}
-       */
-      action:
-        | 'api_key.create'
-        | 'api_key.update'
-        | 'api_key.rotate'
-        | 'api_key.revoke'
-        | 'config.set'
-        | 'doctor.fix'
-        | 'principal.update';
-      /**
-       * @description The key that acted; null for an OAuth principal, the CLI and the service itself.
-       * @example key_3f2a9c1d0b7e6a54
-       */
-      actor_key_id: string | null;
-      /**
-       * @description The OAuth principal that acted (docs/oauth.md); null for keys, the CLI and the service.
-       * @example null
-       */
-      actor_principal_id: string | null;
-      /** @example 2025-01-01T12:00:00.000Z */
-      at: string;
-      /**
-       * @description create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source.
-       * @example {
-       *       "daily_limit": {
-       *         "from": 100,
-       *         "to": 500
-       *       }
-       *     }
-       */
-      details: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Increasing; page back with ?before=.
-       * @example 42
-       */
-      id: number;
-      /** @example 5b0c1a52-62b8-4b8e-9d4f-1f8f3f3b8a11 */
-      request_id: string | null;
-      /**
-       * @description The key id, the principal id, or the configuration key.
-       * @example key_9b1c0d2e3f4a5b6c
-       */
-      target: string;
-    };
-    AuditPage: {
-      /** @description Newest first. */
-      entries: components['schemas']['AuditEntryView'][];
-    };
-    AuditSearchPage: {
-      /** @description Newest first. */
-      entries: components['schemas']['AuditEntryView'][];
-      /**
-       * @description While older entries remain to be searched: the `before` of the next page (a page searches a bounded number of entries, so it may hold fewer than `limit`, even none).
-       * @example 4120
-       */
-      next_before: number | null;
-    };
-    CheckRecordView: {
-      /** @description Present (true) when the issue can be auto-fixed. */
-      fixable?: boolean;
-      /** @description What was found and what to do about it. */
-      message: string;
-      /**
-       * @description Name of the check.
-       * @example cache_directory
-       */
-      name: string;
-      /**
-       * @description Outcome of the check.
-       * @enum {string}
-       */
-      status: 'pass' | 'warn' | 'fail';
-    };
-    ConfigGetInput: {
-      /**
-       * @description Dot-separated configuration path, such as `logging.level` or `server`.
-       * @example logging.level
-       */
-      key: string;
-    };
-    ConfigGetResult: {
-      /**
-       * @description The requested path, echoed.
-       * @example logging.level
-       */
-      key: string;
-      /**
-       * @description The value in its own type; a section's object for a section key.
-       * @example info
-       */
-      value:
-        | boolean
-        | number
-        | string
-        | {
-            [key: string]: unknown;
-          };
-    };
-    ConfigSetInput: {
-      /**
-       * @description Dot-separated configuration path, such as `logging.level` or `server`.
-       * @example logging.level
-       */
-      key: string;
-      /**
-       * @description The new value as a string, coerced: true/yes/false/no (any case), integer, decimal, else the string itself.
-       * @example debug
-       */
-      value: string;
-    };
-    ConfigSetResult: {
-      /**
-       * @description The value after coercion, as stored; "********" for a secret.
-       * @example debug
-       */
-      coerced_value: boolean | number | string;
-      /**
-       * @description The path that was set.
-       * @example logging.level
-       */
-      key: string;
-    };
-    ConfigShowInput: Record<string, never>;
-    ConfigShowResult: {
-      /**
-       * @description The effective configuration tree; secrets that are set read "********".
-       * @example {
-       *       "logging": {
-       *         "level": "info",
-       *         "verbose": false
-       *       },
-       *       "server": {
-       *         "host": "0.0.0.0",
-       *         "port": 8000
-       *       }
-       *     }
-       */
-      config: {
-        [key: string]: unknown;
-      };
-    };
-    CreateApiKeyInput: {
-      /** @description Credits per UTC day (a call costs its tool's cost), beating the plan's. */
-      daily_limit?: number | null;
-      /** @description Days until the key expires; none: never. */
-      expires_in_days?: number | null;
-      /** @description Credits per UTC calendar month, beating the plan's. */
-      monthly_limit?: number | null;
-      /**
-       * @description A name to recognise the key by: no control characters, bidi controls or lone surrogates.
-       * @example ci-runner
-       */
-      name: string;
-      /** @description Plan: free (default), pro or unlimited. */
-      plan?: string;
-      /** @description Calls per rate-limit window (a second by default), beating the plan's. */
-      rate_limit?: number | null;
-      /**
-       * @description A named set of scopes, instead of `scopes`.
-       * @enum {string}
-       */
-      scope_template?: 'read_only' | 'standard' | 'admin';
-      /**
-       * @description Scopes to grant: services:read, services:execute, admin:read, admin:write, '<resource>:*' or '*'.
-       * @example [
-       *       "services:read",
-       *       "services:execute"
-       *     ]
-       */
-      scopes?: string[];
-    };
-    CreatedApiKey: {
-      /** @example 2025-01-01T12:00:00.000Z */
-      created_at: string;
-      /**
-       * @description Credits per UTC day; null: the plan's.
-       * @example 500
-       */
-      daily_limit: number | null;
-      /**
-       * @description A disabled key gets 401 until enabled again.
-       * @example true
-       */
-      enabled: boolean;
-      /** @example null */
-      expires_at: string | null;
-      /** @example key_3f2a9c1d0b7e6a54 */
-      id: string;
-      /** @description The key itself. Shown this once; only its hash is stored. */
-      key: string;
-      /** @example 2025-01-02T08:30:00.000Z */
-      last_used_at: string | null;
-      /**
-       * @description Credits per UTC calendar month; null: the plan's.
-       * @example null
-       */
-      monthly_limit: number | null;
-      /** @example ci-runner */
-      name: string;
-      /** @example free */
-      plan: string;
-      /**
-       * @description The first characters of the key, to recognise it.
-       * @example sk_1a2b3c4d
-       */
-      prefix: string;
-      /**
-       * @description While a rotation grace runs: when the previous secret stops working; else null.
-       * @example 2025-01-02T13:00:00.000Z
-       */
-      previous_key_expires_at: string | null;
-      /**
-       * @description Calls per rate-limit window (a second by default); null: the plan's.
-       * @example null
-       */
-      rate_limit: number | null;
-      /** @example null */
-      revoked_at: string | null;
-      /**
-       * @example [
-       *       "services:read",
-       *       "services:execute"
-       *     ]
-       */
-      scopes: string[];
-      /**
-       * @example active
-       * @enum {string}
-       */
-      status: 'active' | 'disabled' | 'revoked' | 'expired';
-    };
-    DailyTotalsView: {
-      /**
-       * @description Per tool: its calls, their credits, and those that failed.
-       * @example {
-       *       "greet": {
-       *         "calls": 10,
-       *         "credits": 10,
-       *         "failed": 0
-       *       }
-       *     }
-       */
-      by_tool: {
-        [key: string]: components['schemas']['ToolUsageView'];
-      };
-      /** @example 120 */
-      calls: number;
-      /**
-       * @description Credits the calls cost.
-       * @example 131
-       */
-      credits: number;
-      /**
-       * @description A UTC day.
-       * @example 2026-11-22
-       */
-      date: string;
-      /**
-       * @description Calls that ended in a 5xx.
-       * @example 2
-       */
-      failed: number;
-    };
-    DailyUsageView: {
-      /**
-       * @description Per tool: its calls, their credits, and those that failed.
-       * @example {
-       *       "greet": {
-       *         "calls": 10,
-       *         "credits": 10,
-       *         "failed": 0
-       *       },
-       *       "summarize": {
-       *         "calls": 1,
-       *         "credits": 2,
-       *         "failed": 0
-       *       }
-       *     }
-       */
-      by_tool: {
-        [key: string]: components['schemas']['ToolUsageView'];
-      };
-      /**
-       * @description A UTC day.
-       * @example 2025-01-01
-       */
-      date: string;
-      /**
-       * @description Credits counted that day.
-       * @example 12
-       */
-      used: number;
-    };
-    DoctorInput: {
-      /**
-       * @description When true, fixable issues are fixed, then every check runs again.
-       * @default false
-       */
-      fix: boolean;
-    };
-    DoctorResult: {
-      /** @description All checks run, in a stable order. */
-      checks: components['schemas']['CheckRecordView'][];
-      /** @description Whether any check failed. */
-      has_failures: boolean;
-    };
-    ErrorCountsView: {
-      /**
-       * @description When this instance started counting: the counts are its own since then.
-       * @example 2026-11-22T03:53:47.934Z
-       */
-      since: string;
-      /** @description Answers of 400 and above, by status. */
-      statuses: components['schemas']['StatusCountView'][];
-    };
-    ErrorResponse: {
-      /**
-       * @description What went wrong, as a sentence.
-       * @example Not authenticated
-       */
-      detail: string;
-    };
-    GreetInput: {
-      /**
-       * @description Name to greet.
-       * @example Alice
-       */
-      name: string;
-      /**
-       * @description When true, the greeting is uppercase.
-       * @default false
-       */
-      shout: boolean;
-      /**
-       * @description Repetition count, echoed back; the message itself is not repeated.
-       * @default 1
-       */
-      times: number;
-    };
-    GreetResult: {
-      /**
-       * @description The greeting text; uppercase when `shout` was true.
-       * @example Hello, Alice!
-       */
-      message: string;
-      /**
-       * @description The repetition count.
-       * @example 1
-       */
-      times: number;
-    };
-    HealthComponents: {
-      redis: components['schemas']['RedisHealth'];
-      store: components['schemas']['StoreHealth'];
-    };
-    HealthView: {
-      components: components['schemas']['HealthComponents'];
-      /**
-       * @description `degraded` (answered 503) when a component is in error or the service is stopping.
-       * @enum {string}
-       */
-      status: 'ok' | 'degraded';
-      /** @description When the checks ran, ISO 8601 UTC. */
-      timestamp: string;
-      /** @example 1.0.0 */
-      version: string;
-    };
-    InvocationErrorView: {
-      /**
-       * @description The `{detail}` the call would have been answered with.
-       * @example Tool 'doctor' did not finish within 30000 ms
-       */
-      detail: string | Record<string, never>[];
-      /** @example 504 */
-      status: number;
-    };
-    InvocationProgressView: {
-      /** @example 3 */
-      done: number;
-      /** @example store */
-      message: string | null;
-      /** @example 10 */
-      total: number | null;
-    };
-    InvocationView: {
-      /** @example 2026-11-26T10:00:00.000Z */
-      created_at: string;
-      error: components['schemas']['InvocationErrorView'] | null;
-      finished_at: string | null;
-      /** @example inv_0f3c9a2b4d5e6f708192a3b4c5d6e7f8 */
-      id: string;
-      progress: components['schemas']['InvocationProgressView'] | null;
-      /** @description The tool's answer (its 200 body), once `succeeded`. */
-      result: {
-        [key: string]: unknown;
-      } | null;
-      started_at: string | null;
-      /**
-       * @example running
-       * @enum {string}
-       */
-      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out';
-      /** @example doctor */
-      tool: string;
-    };
-    IssuerHealthView: {
-      /**
-       * @description Why its last request failed.
-       * @example null
-       */
-      failure: string | null;
-      /** @example https://login.example.com/realms/tools */
-      issuer: string;
-      /**
-       * @description `ok`: its metadata and keys were fetched and its last request succeeded.
-       * @example ok
-       * @enum {string}
-       */
-      status: 'ok' | 'failing';
-    };
-    IssuersView: {
-      /** @description Empty when OAuth is not configured. */
-      issuers: components['schemas']['IssuerHealthView'][];
-    };
-    Liveness: {
-      /** @enum {string} */
-      status: 'ok';
-    };
-    Me: {
-      /** @enum {string} */
-      auth_method: 'api_key';
-      created_at: string;
-      expires_at: string | null;
-      key_id: string;
-      name: string;
-      plan: string;
-      scopes: string[];
-    };
-    MonthlyUsageView: {
-      /**
-       * @description Credits per UTC calendar month.
-       * @example 200000
-       */
-      limit: number;
-      /** @example 198800 */
-      remaining: number;
-      /**
-       * @description The next UTC month, ISO 8601.
-       * @example 2025-02-01T00:00:00.000Z
-       */
-      resets_at: string;
-      /** @example 1200 */
-      used: number;
-    };
-    OAuthMe: {
-      /** @enum {string} */
-      auth_method: 'oauth';
-      client_id: string | null;
-      /** @description The token's expiry (`exp`). */
-      expires_at: string;
-      issuer: string;
-      plan: string;
-      /** @description The principal the token speaks for: issuer, client and subject. */
-      principal_id: string;
-      /** @description The token's scopes the service knows. */
-      scopes: string[];
-      subject: string;
-    };
-    OperatorInvocationView: {
-      /**
-       * @description The key or principal that started it.
-       * @example key_3f2a9c1d0b7e6a54
-       */
-      caller_id: string;
-      /** @example 2026-11-26T10:00:00.000Z */
-      created_at: string;
-      error: components['schemas']['InvocationErrorView'] | null;
-      finished_at: string | null;
-      /** @example inv_0f3c9a2b4d5e6f708192a3b4c5d6e7f8 */
-      id: string;
-      progress: components['schemas']['InvocationProgressView'] | null;
-      /** @description The tool's answer (its 200 body), once `succeeded`. */
-      result: {
-        [key: string]: unknown;
-      } | null;
-      started_at: string | null;
-      /**
-       * @example running
-       * @enum {string}
-       */
-      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out';
-      /** @example doctor */
-      tool: string;
-    };
-    PlanList: {
-      plans: components['schemas']['PlanView'][];
-    };
-    PlanView: {
-      /** @example 10000 */
-      daily_limit: number | null;
-      /**
-       * @description Whether new keys get this plan when none is named.
-       * @example true
-       */
-      default: boolean;
-      /** @example 200000 */
-      monthly_limit: number | null;
-      /** @example pro */
-      name: string;
-      /**
-       * @description Calls per rate-limit window.
-       * @example 50
-       */
-      rate_limit: number;
-      /**
-       * @description What a tool costs on this plan, where it differs from the tool's own cost.
-       * @example {
-       *       "summarize": 5
-       *     }
-       */
-      tool_costs: {
-        [key: string]: number;
-      };
-    };
-    PrincipalView: {
-      /** @description The token's `client_id` (else `azp`). */
-      client_id: string | null;
-      daily_limit: number | null;
-      enabled: boolean;
-      first_seen_at: string;
-      /** @example prn_5d0c3e8f1a2b4c6d7e8f9a0b1c2d3e4f */
-      id: string;
-      /** @example https://login.example.com/realms/tools */
-      issuer: string;
-      last_seen_at: string;
-      monthly_limit: number | null;
-      /** @description The plan an operator set (PATCH); null: none, its tokens decide. */
-      operator_plan: string | null;
-      /** @description Its plan: the one an operator set, else the one its last token named (OAUTH_PLAN_CLAIM), else OAUTH_DEFAULT_PLAN. */
-      plan: string;
-      rate_limit: number | null;
-      /** @description The token's `sub`. */
-      subject: string;
-    };
-    ProtectedResourceMetadata: {
-      /**
-       * @example [
-       *       "https://login.example.com/realms/tools"
-       *     ]
-       */
-      authorization_servers: string[];
-      /**
-       * @example [
-       *       "header"
-       *     ]
-       */
-      bearer_methods_supported: string[];
-      /** @example https://tools.example.com/mcp */
-      resource: string;
-      /**
-       * @example [
-       *       "services:execute"
-       *     ]
-       */
-      scopes_supported: string[];
-    };
-    RedisHealth: {
-      /**
-       * @description The topology: `REDIS_URL` (single), `REDIS_SENTINELS` (sentinel) or `REDIS_CLUSTER_NODES` (cluster).
-       * @enum {string}
-       */
-      mode?: 'single' | 'sentinel' | 'cluster';
-      /**
-       * @description Redis servers holding the data, as the probe saw them: 1 for a single Redis, the master and its connected replicas under Sentinel, every node of a cluster; 0 when the probe failed. No addresses: they are `doctor`'s.
-       * @example 2
-       */
-      nodes?: number;
-      /**
-       * @description `not_configured` when no Redis is configured (the embedded store is in use; `mode` and `nodes` are then absent).
-       * @enum {string}
-       */
-      status: 'ok' | 'not_configured' | 'error';
-    };
-    RevokedApiKey: {
-      id: string;
-      /** @enum {string} */
-      status: 'revoked';
-    };
-    RotateApiKeyInput: {
-      /**
-       * @description Seconds the previous secret keeps working (0: none, at most a week).
-       * @default 0
-       * @example 3600
-       */
-      grace_seconds: number;
-    };
-    StatusCountView: {
-      /** @example 12 */
-      count: number;
-      /** @example 401 */
-      status: number;
-    };
-    StoreHealth: {
-      /** @enum {string} */
-      status: 'ok' | 'error';
-    };
-    ToolAnnotationsView: {
-      /** @example false */
-      destructiveHint: boolean;
-      /** @example false */
-      idempotentHint: boolean;
-      /** @example false */
-      openWorldHint: boolean;
-      /** @example true */
-      readOnlyHint: boolean;
-    };
-    ToolDetailsList: {
-      tools: components['schemas']['ToolDetailsView'][];
-    };
-    ToolDetailsView: {
-      /** @description MCP's hints, with their defaults. */
-      annotations: components['schemas']['ToolAnnotationsView'];
-      /**
-       * @description Calls at once, per instance.
-       * @example 64
-       */
-      concurrency: number;
-      /**
-       * @description The tool's own cost, in credits.
-       * @example 1
-       */
-      cost: number;
-      /**
-       * @description What a call costs on each plan.
-       * @example {
-       *       "free": 1,
-       *       "pro": 1,
-       *       "unlimited": 1
-       *     }
-       */
-      cost_by_plan: {
-        [key: string]: number;
-      };
-      /** @example Greet a user by name. */
-      description: string;
-      input_schema: {
-        [key: string]: unknown;
-      };
-      /** @example greet */
-      name: string;
-      output_schema: {
-        [key: string]: unknown;
-      };
-      /** @example /api/v1/services/greet */
-      path: string;
-      /**
-       * @description Calls waiting, per instance.
-       * @example 64
-       */
-      queue: number;
-      /** @example services:execute:greet */
-      scope: string;
-      /**
-       * @description Its deadline.
-       * @example 30000
-       */
-      timeout_ms: number;
-      /** @example Greet */
-      title: string;
-    };
-    ToolList: {
-      tools: components['schemas']['ToolView'][];
-    };
-    ToolUsageView: {
-      /** @example 10 */
-      calls: number;
-      /**
-       * @description Credits the calls cost.
-       * @example 10
-       */
-      credits: number;
-      /**
-       * @description Calls that ended in a 5xx (504 included).
-       * @example 0
-       */
-      failed: number;
-    };
-    ToolView: {
-      /**
-       * @description Credits a call costs the caller (its plan's price for the tool, else the tool's).
-       * @example 1
-       */
-      cost: number;
-      /** @example Greet a user by name. */
-      description: string;
-      /** @description JSON Schema of the request body, from the definitions that validate it. */
-      input_schema: {
-        [key: string]: unknown;
-      };
-      /** @enum {string} */
-      method: 'POST';
-      /** @example greet */
-      name: string;
-      /** @description JSON Schema of the 200 response body. */
-      output_schema: {
-        [key: string]: unknown;
-      };
-      /** @example /api/v1/services/greet */
-      path: string;
-      /**
-       * @description The per-tool scope that allows calling it (`services:execute` allows every tool).
-       * @example services:execute:greet
-       */
-      scope: string;
-    };
-    TopCallerView: {
-      /** @example 1200 */
-      calls: number;
-      /** @example 1320 */
-      credits: number;
-      /** @example 3 */
-      failed: number;
-      /** @example key_3f2a9c1d0b7e6a54 */
-      id: string;
-      /**
-       * @example key
-       * @enum {string}
-       */
-      kind: 'key' | 'principal';
-      /**
-       * @description A key's name; a principal's subject at its issuer.
-       * @example ci-runner
-       */
-      name: string;
-    };
-    TopToolView: {
-      /** @example 1200 */
-      calls: number;
-      /** @example 1200 */
-      credits: number;
-      /** @example 3 */
-      failed: number;
-      /** @example greet */
-      tool: string;
-    };
-    TopUsageView: {
-      /** @description By credits, then calls, most first. */
-      callers: components['schemas']['TopCallerView'][];
-      /** @example 30 */
-      days: number;
-      /** @description By calls, then credits, most first. */
-      tools: components['schemas']['TopToolView'][];
-    };
-    UpdateApiKeyInput: {
-      /**
-       * @description Credits per UTC day, beating the plan's; null: the plan's.
-       * @example 500
-       */
-      daily_limit?: number | null;
-      /**
-       * @description false: the key gets 401 until enabled again.
-       * @example false
-       */
-      enabled?: boolean;
-      /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
-      monthly_limit?: number | null;
-      /**
-       * @description A new name: no control characters, bidi controls or lone surrogates.
-       * @example ci-runner-2
-       */
-      name?: string;
-      /** @description Plan: free, pro or unlimited. */
-      plan?: string;
-      /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
-      rate_limit?: number | null;
-      /**
-       * @description The scopes the key holds from now on (replacing its current ones).
-       * @example [
-       *       "services:execute"
-       *     ]
-       */
-      scopes?: string[];
-    };
-    UpdatePrincipalInput: {
-      /**
-       * @description Credits per UTC day, beating the plan's; null: the plan's.
-       * @example 500
-       */
-      daily_limit?: number | null;
-      /**
-       * @description false: the principal's tokens get 401 until it is enabled again.
-       * @example false
-       */
-      enabled?: boolean;
-      /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
-      monthly_limit?: number | null;
-      /**
-       * @description Plan (free, pro, unlimited or the operator's); null: the plan its tokens name, else OAUTH_DEFAULT_PLAN.
-       * @example pro
-       */
-      plan?: string | null;
-      /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
-      rate_limit?: number | null;
-    };
-    UsageSumView: {
-      /** @example 3600 */
-      calls: number;
-      /** @example 3930 */
-      credits: number;
-      /** @example 12 */
-      failed: number;
-    };
-    UsageTotalsView: {
-      /**
-       * @description UTC days counted, today included.
-       * @example 30
-       */
-      days: number;
-      /** @description One entry a day, today first. */
-      history: components['schemas']['DailyTotalsView'][];
-      /**
-       * @description Keys and principals that were used in the period (whose counters were read).
-       * @example 14
-       */
-      subjects: number;
-      /** @description The sum of the days. */
-      totals: components['schemas']['UsageSumView'];
-    };
-    UsageView: {
-      /**
-       * @description Credits per UTC day (a call costs its tool's cost); null: no limit.
-       * @example 100
-       */
-      daily_limit: number | null;
-      /**
-       * @description Credits per UTC day, newest first, days without calls as 0 (`?days=`, 1 to 90), per tool.
-       * @example [
-       *       {
-       *         "date": "2025-01-01",
-       *         "used": 12,
-       *         "by_tool": {
-       *           "greet": {
-       *             "calls": 12,
-       *             "credits": 12,
-       *             "failed": 0
-       *           }
-       *         }
-       *       },
-       *       {
-       *         "date": "2024-12-31",
-       *         "used": 0,
-       *         "by_tool": {}
-       *       }
-       *     ]
-       */
-      history: components['schemas']['DailyUsageView'][];
-      /** @description This UTC month against the monthly limit; null without one. */
-      monthly: components['schemas']['MonthlyUsageView'] | null;
-      /** @example free */
-      plan: string;
-      /** @example 88 */
-      remaining: number | null;
-      /**
-       * @description Next UTC midnight, ISO 8601.
-       * @example 2025-01-02T00:00:00.000Z
-       */
-      resets_at: string;
-      /** @example 12 */
-      used: number;
-    };
-    ValidationErrorResponse: {
-      /** @description One entry per problem. */
-      detail: components['schemas']['ValidationIssueView'][];
-    };
-    ValidationIssueView: {
-      /**
-       * @description Where the problem is: 'body', then the field name (and list index).
-       * @example [
-       *       "body",
-       *       "name"
-       *     ]
-       */
-      loc: (string | number)[];
-      /**
-       * @description The problem, for a person.
-       * @example Field required
-       */
-      msg: string;
-      /**
-       * @description The problem, for a program (pydantic names): missing, string_type, bool_type, int_type, greater_than_equal, less_than_equal, string_too_short, string_too_long, extra_forbidden, literal_error, list_type, dict_type, json_invalid, value_error.
-       * @example missing
-       */
-      type: string;
-    };
-  };
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  getProtectedResourceMetadata: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProtectedResourceMetadata'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getMcpProtectedResourceMetadata: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProtectedResourceMetadata'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  searchApiKeys: {
-    parameters: {
-      query?: {
-        /** @description From the `Link` header of the previous page. */
-        cursor?: string;
-        limit?: number;
-        q?: string;
-        status?: 'active' | 'disabled' | 'expired' | 'revoked';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
-          Link?: string;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ApiKeyView'][];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  searchAuditEntries: {
-    parameters: {
-      query?: {
-        action?:
-          | 'api_key.create'
-          | 'api_key.update'
-          | 'api_key.rotate'
-          | 'api_key.revoke'
-          | 'config.set'
-          | 'doctor.fix'
-          | 'principal.update';
-        /** @description A key id, a principal id, or `cli`. */
-        actor?: string;
-        before?: number;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AuditSearchPage'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getErrorCounts: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorCountsView'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listAllInvocations: {
-    parameters: {
-      query?: {
-        /** @description From the `Link` header of the previous page. */
-        cursor?: string;
-        limit?: number;
-        status?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
-          Link?: string;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorInvocationView'][];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getIssuerHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['IssuersView'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listPlans: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PlanList'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listToolDetails: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ToolDetailsList'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getUsageTotals: {
-    parameters: {
-      query?: {
-        /** @description UTC days, today included. */
-        days?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UsageTotalsView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getTopUsage: {
-    parameters: {
-      query?: {
-        /** @description UTC days, today included. */
-        days?: number;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TopUsageView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listAuditEntries: {
-    parameters: {
-      query?: {
-        /** @description Only entries older than this id: the last id of the previous page. */
-        before?: number;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AuditPage'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listApiKeys: {
-    parameters: {
-      query?: {
-        /** @description From the `Link` header of the previous page. */
-        cursor?: string;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
-          Link?: string;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ApiKeyView'][];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  createApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateApiKeyInput'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          /** @description `no-store`: the answer holds a secret. */
-          'Cache-Control'?: string;
-          /** @description The new key's path. */
-          Location?: string;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreatedApiKey'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ApiKeyView'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  revokeApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['RevokedApiKey'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  updateApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['UpdateApiKeyInput'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ApiKeyView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
-      409: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key is revoked"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  rotateApiKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['RotateApiKeyInput'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          /** @description `no-store`: the answer holds a secret. */
-          'Cache-Control'?: string;
-          /** @description The key's path. */
-          Location?: string;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreatedApiKey'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
-      409: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key is revoked"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getApiKeyUsage: {
-    parameters: {
-      query?: {
-        days?: number;
-      };
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UsageView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getMe: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Me'] | components['schemas']['OAuthMe'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listPrincipals: {
-    parameters: {
-      query?: {
-        /** @description From the `Link` header of the previous page. */
-        cursor?: string;
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
-          Link?: string;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PrincipalView'][];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getPrincipal: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PrincipalView'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  updatePrincipal: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['UpdatePrincipalInput'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PrincipalView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getPrincipalUsage: {
-    parameters: {
-      query?: {
-        days?: number;
-      };
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UsageView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getHealthVersioned: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Healthy. */
-      200: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthView'];
-        };
-      };
-      /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
-      400: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Malformed percent-encoding in the request path"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Degraded: see `components`. */
-      503: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthView'];
-        };
-      };
-    };
-  };
-  listInvocations: {
-    parameters: {
-      query?: {
-        /** @description From the `Link` header of the previous page. */
-        cursor?: string;
-        limit?: number;
-        status?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
-          Link?: string;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvocationView'][];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getInvocation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvocationView'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  cancelInvocation: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The cancel is under way. */
-      202: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvocationView'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
-      409: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key is revoked"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listServices: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ToolList'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  config_get: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
-        'Idempotency-Key'?: string;
-        /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-        Prefer?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ConfigGetInput'];
-      };
-    };
-    responses: {
-      /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
-      200: {
-        headers: {
-          /** @description `true` on a replayed answer. */
-          'Idempotent-Replayed'?: 'true';
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConfigGetResult'];
-        };
-      };
-      /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-      202: {
-        headers: {
-          /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-          Location?: string;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvocationView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
-      402: {
-        headers: {
-          /** @description Seconds until the next UTC midnight (or month). */
-          'Retry-After'?: number;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
-      409: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key is revoked"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The Idempotency-Key was used before with a different request. */
-      422: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Idempotency-Key reused with a different request"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /**
-       * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       *
-       *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
-      504: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Tool 'doctor' did not finish within 30000 ms"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  config_set: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
-        'Idempotency-Key'?: string;
-        /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-        Prefer?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ConfigSetInput'];
-      };
-    };
-    responses: {
-      /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
-      200: {
-        headers: {
-          /** @description `true` on a replayed answer. */
-          'Idempotent-Replayed'?: 'true';
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConfigSetResult'];
-        };
-      };
-      /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-      202: {
-        headers: {
-          /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-          Location?: string;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvocationView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
-      402: {
-        headers: {
-          /** @description Seconds until the next UTC midnight (or month). */
-          'Retry-After'?: number;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such resource. */
-      404: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
-      409: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key is revoked"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The Idempotency-Key was used before with a different request. */
-      422: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Idempotency-Key reused with a different request"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /**
-       * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       *
-       *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
-      504: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Tool 'doctor' did not finish within 30000 ms"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  config_show: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
-        'Idempotency-Key'?: string;
-        /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-        Prefer?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['ConfigShowInput'];
-      };
-    };
-    responses: {
-      /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
-      200: {
-        headers: {
-          /** @description `true` on a replayed answer. */
-          'Idempotent-Replayed'?: 'true';
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ConfigShowResult'];
-        };
-      };
-      /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-      202: {
-        headers: {
-          /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-          Location?: string;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvocationView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
-      402: {
-        headers: {
-          /** @description Seconds until the next UTC midnight (or month). */
-          'Retry-After'?: number;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
-      409: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key is revoked"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The Idempotency-Key was used before with a different request. */
-      422: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Idempotency-Key reused with a different request"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /**
-       * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       *
-       *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
-      504: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Tool 'doctor' did not finish within 30000 ms"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  doctor: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
-        'Idempotency-Key'?: string;
-        /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-        Prefer?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['DoctorInput'];
-      };
-    };
-    responses: {
-      /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
-      200: {
-        headers: {
-          /** @description `true` on a replayed answer. */
-          'Idempotent-Replayed'?: 'true';
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DoctorResult'];
-        };
-      };
-      /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-      202: {
-        headers: {
-          /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-          Location?: string;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvocationView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
-      402: {
-        headers: {
-          /** @description Seconds until the next UTC midnight (or month). */
-          'Retry-After'?: number;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
-      409: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key is revoked"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The Idempotency-Key was used before with a different request. */
-      422: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Idempotency-Key reused with a different request"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /**
-       * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       *
-       *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
-      504: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Tool 'doctor' did not finish within 30000 ms"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  greet: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
-        'Idempotency-Key'?: string;
-        /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-        Prefer?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['GreetInput'];
-      };
-    };
-    responses: {
-      /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
-      200: {
-        headers: {
-          /** @description `true` on a replayed answer. */
-          'Idempotent-Replayed'?: 'true';
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['GreetResult'];
-        };
-      };
-      /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-      202: {
-        headers: {
-          /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-          Location?: string;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvocationView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
-      402: {
-        headers: {
-          /** @description Seconds until the next UTC midnight (or month). */
-          'Retry-After'?: number;
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key lacks the scope this operation needs. */
-      403: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Insufficient permissions for this operation."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
-      409: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "API key is revoked"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is larger than the configured limit. */
-      413: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Request body too large: the limit is 1048576 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The Idempotency-Key was used before with a different request. */
-      422: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Idempotency-Key reused with a different request"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description What this call cost, in credits (on a counted answer). */
-          'X-Quota-Cost'?: number;
-          /** @description Credits a UTC day (absent when the key has no daily limit). */
-          'X-Quota-Limit'?: number;
-          /** @description Credits a UTC month (only with a monthly limit). */
-          'X-Quota-Monthly-Limit'?: number;
-          /** @description Credits left this month (only with a monthly limit). */
-          'X-Quota-Monthly-Remaining'?: number;
-          /** @description Credits counted this month (only with a monthly limit). */
-          'X-Quota-Monthly-Used'?: number;
-          /** @description Credits left today (absent when the key has no daily limit). */
-          'X-Quota-Remaining'?: number;
-          /** @description Seconds until the next UTC midnight. */
-          'X-Quota-Reset'?: number;
-          /** @description Credits counted today, this call included. */
-          'X-Quota-Used'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /**
-       * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       *
-       *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
-       */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
-      504: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Tool 'doctor' did not finish within 30000 ms"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getUsage: {
-    parameters: {
-      query?: {
-        days?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UsageView'];
-        };
-      };
-      /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
-      400: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": [
-           *         {
-           *           "loc": [
-           *             "body",
-           *             "name"
-           *           ],
-           *           "msg": "Field required",
-           *           "type": "missing"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
-      401: {
-        headers: {
-          /** @description Always `Bearer`. */
-          'WWW-Authenticate'?: string;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Not authenticated"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
-      500: {
-        headers: {
-          /** @description Requests allowed in the window. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Internal Server Error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying. */
-          'Retry-After'?: number;
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Healthy. */
-      200: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthView'];
-        };
-      };
-      /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
-      400: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Malformed percent-encoding in the request path"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Degraded: see `components`. */
-      503: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthView'];
-        };
-      };
-    };
-  };
-  getLiveness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The process serves requests. */
-      200: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Liveness'];
-        };
-      };
-      /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
-      400: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Malformed percent-encoding in the request path"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getReadiness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Healthy. */
-      200: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthView'];
-        };
-      };
-      /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
-      400: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Malformed percent-encoding in the request path"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Degraded: see `components`. */
-      503: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['HealthView'];
-        };
-      };
-    };
-  };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The metrics. */
-      200: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'text/plain; version=0.0.4; charset=utf-8': string;
-        };
-      };
-      /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
-      400: {
-        headers: {
-          /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-          'X-Request-Id'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "detail": "Malformed percent-encoding in the request path"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    searchApiKeys: {
+        parameters: {
+            query?: {
+                /** @description From the `Link` header of the previous page. */
+                cursor?: string;
+                limit?: number;
+                q?: string;
+                status?: "active" | "disabled" | "expired" | "revoked";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
+                    Link?: string;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyView"][];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    searchAuditEntries: {
+        parameters: {
+            query?: {
+                action?: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update";
+                /** @description A key id, a principal id, or `cli`. */
+                actor?: string;
+                before?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditSearchPage"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getErrorCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorCountsView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listAllInvocations: {
+        parameters: {
+            query?: {
+                /** @description From the `Link` header of the previous page. */
+                cursor?: string;
+                limit?: number;
+                status?: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
+                    Link?: string;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorInvocationView"][];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getIssuerHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuersView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanList"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listToolDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolDetailsList"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getUsageTotals: {
+        parameters: {
+            query?: {
+                /** @description UTC days, today included. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageTotalsView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTopUsage: {
+        parameters: {
+            query?: {
+                /** @description UTC days, today included. */
+                days?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUsageView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only entries older than this id: the last id of the previous page. */
+                before?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description From the `Link` header of the previous page. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
+                    Link?: string;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyView"][];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer holds a secret. */
+                    "Cache-Control"?: string;
+                    /** @description The new key's path. */
+                    Location?: string;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedApiKey"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateApiKeyInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer holds a secret. */
+                    "Cache-Control"?: string;
+                    /** @description The key's path. */
+                    Location?: string;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getApiKeyUsage: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"] | components["schemas"]["OAuthMe"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listPrincipals: {
+        parameters: {
+            query?: {
+                /** @description From the `Link` header of the previous page. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
+                    Link?: string;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalView"][];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPrincipal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updatePrincipal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UpdatePrincipalInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrincipalView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPrincipalUsage: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getHealthVersioned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy. */
+            200: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthView"];
+                };
+            };
+            /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
+            400: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Malformed percent-encoding in the request path"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Degraded: see `components`. */
+            503: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthView"];
+                };
+            };
+        };
+    };
+    listInvocations: {
+        parameters: {
+            query?: {
+                /** @description From the `Link` header of the previous page. */
+                cursor?: string;
+                limit?: number;
+                status?: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
+                    Link?: string;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvocationView"][];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getInvocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvocationView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelInvocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancel is under way. */
+            202: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvocationView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listServices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolList"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    config_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
+                "Idempotency-Key"?: string;
+                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigGetInput"];
+            };
+        };
+        responses: {
+            /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
+            200: {
+                headers: {
+                    /** @description `true` on a replayed answer. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigGetResult"];
+                };
+            };
+            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
+            202: {
+                headers: {
+                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
+                    Location?: string;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvocationView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
+            402: {
+                headers: {
+                    /** @description Seconds until the next UTC midnight (or month). */
+                    "Retry-After"?: number;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            409: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different request. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Idempotency-Key reused with a different request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             *
+             *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
+            504: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Tool 'doctor' did not finish within 30000 ms"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    config_set: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
+                "Idempotency-Key"?: string;
+                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigSetInput"];
+            };
+        };
+        responses: {
+            /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
+            200: {
+                headers: {
+                    /** @description `true` on a replayed answer. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigSetResult"];
+                };
+            };
+            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
+            202: {
+                headers: {
+                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
+                    Location?: string;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvocationView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
+            402: {
+                headers: {
+                    /** @description Seconds until the next UTC midnight (or month). */
+                    "Retry-After"?: number;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            409: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different request. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Idempotency-Key reused with a different request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             *
+             *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
+            504: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Tool 'doctor' did not finish within 30000 ms"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    config_show: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
+                "Idempotency-Key"?: string;
+                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConfigShowInput"];
+            };
+        };
+        responses: {
+            /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
+            200: {
+                headers: {
+                    /** @description `true` on a replayed answer. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigShowResult"];
+                };
+            };
+            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
+            202: {
+                headers: {
+                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
+                    Location?: string;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvocationView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
+            402: {
+                headers: {
+                    /** @description Seconds until the next UTC midnight (or month). */
+                    "Retry-After"?: number;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            409: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different request. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Idempotency-Key reused with a different request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             *
+             *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
+            504: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Tool 'doctor' did not finish within 30000 ms"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    doctor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
+                "Idempotency-Key"?: string;
+                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DoctorInput"];
+            };
+        };
+        responses: {
+            /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
+            200: {
+                headers: {
+                    /** @description `true` on a replayed answer. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoctorResult"];
+                };
+            };
+            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
+            202: {
+                headers: {
+                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
+                    Location?: string;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvocationView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
+            402: {
+                headers: {
+                    /** @description Seconds until the next UTC midnight (or month). */
+                    "Retry-After"?: number;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            409: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different request. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Idempotency-Key reused with a different request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             *
+             *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
+            504: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Tool 'doctor' did not finish within 30000 ms"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    greet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
+                "Idempotency-Key"?: string;
+                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
+                Prefer?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GreetInput"];
+            };
+        };
+        responses: {
+            /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
+            200: {
+                headers: {
+                    /** @description `true` on a replayed answer. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GreetResult"];
+                };
+            };
+            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
+            202: {
+                headers: {
+                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
+                    Location?: string;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvocationView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The call costs more credits than remain of the key's daily limit (it resets at the next UTC midnight) or monthly one (`Monthly request limit exceeded (<used>/<limit>). Resets in <d>d <h>h.`, at the next UTC month). Nothing is charged. */
+            402: {
+                headers: {
+                    /** @description Seconds until the next UTC midnight (or month). */
+                    "Retry-After"?: number;
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Daily request limit exceeded (100/100). Resets in 5h 12m."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs. */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            409: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with a different request. */
+            422: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Idempotency-Key reused with a different request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description What this call cost, in credits (on a counted answer). */
+                    "X-Quota-Cost"?: number;
+                    /** @description Credits a UTC day (absent when the key has no daily limit). */
+                    "X-Quota-Limit"?: number;
+                    /** @description Credits a UTC month (only with a monthly limit). */
+                    "X-Quota-Monthly-Limit"?: number;
+                    /** @description Credits left this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Remaining"?: number;
+                    /** @description Credits counted this month (only with a monthly limit). */
+                    "X-Quota-Monthly-Used"?: number;
+                    /** @description Credits left today (absent when the key has no daily limit). */
+                    "X-Quota-Remaining"?: number;
+                    /** @description Seconds until the next UTC midnight. */
+                    "X-Quota-Reset"?: number;
+                    /** @description Credits counted today, this call included. */
+                    "X-Quota-Used"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /**
+             * @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             *
+             *     The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The tool did not finish within its deadline; its signal was aborted (a long-running call: `Prefer: respond-async`). */
+            504: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Tool 'doctor' did not finish within 30000 ms"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy. */
+            200: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthView"];
+                };
+            };
+            /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
+            400: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Malformed percent-encoding in the request path"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Degraded: see `components`. */
+            503: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthView"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process serves requests. */
+            200: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
+            400: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Malformed percent-encoding in the request path"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Healthy. */
+            200: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthView"];
+                };
+            };
+            /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
+            400: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Malformed percent-encoding in the request path"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Degraded: see `components`. */
+            503: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthView"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4; charset=utf-8": string;
+                };
+            };
+            /** @description A malformed request: a path whose percent-encoding does not decode, or no `Host` header. */
+            400: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Malformed percent-encoding in the request path"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-  };
 }

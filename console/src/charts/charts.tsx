@@ -68,13 +68,21 @@ export function DailyChart({ days, height = 260 }: { days: DailyPoint[]; height?
         />
         <Tooltip labelFormatter={dateLabel} cursor={{ fill: '#f1f2f6' }} />
         <Legend iconType="square" iconSize={10} wrapperStyle={{ fontSize: 12 }} />
-        <Bar dataKey="calls" name="Calls" fill={PALETTE[0]} radius={[3, 3, 0, 0]} maxBarSize={22} />
+        <Bar
+          dataKey="calls"
+          name="Calls"
+          fill={PALETTE[0]}
+          radius={[3, 3, 0, 0]}
+          maxBarSize={22}
+          isAnimationActive={false}
+        />
         <Bar
           dataKey="credits"
           name="Credits"
           fill={PALETTE[1]}
           radius={[3, 3, 0, 0]}
           maxBarSize={22}
+          isAnimationActive={false}
         />
       </BarChart>
     </ResponsiveContainer>
@@ -129,6 +137,7 @@ export function ToolStackChart({
             stackId="calls"
             fill={PALETTE[i % PALETTE.length]}
             maxBarSize={18}
+            isAnimationActive={false}
           />
         ))}
       </BarChart>

@@ -54,10 +54,30 @@ function Actor({ entry }: { entry: Entry }) {
   return <span className="cell-sub">{typeof source === 'string' ? source : 'the service'}</span>;
 }
 
-function details(entry: Entry): string {
-  const { source: _source, ...rest } = entry.details;
-  const text = JSON.stringify(rest);
-  return text === '{}' ? '' : text;
+function valueText(value: unknown): string {
+  if (Array.isArray(value)) return value.map(valueText).join(', ') || 'none';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${value}`;
+  return value === null || value === undefined ? 'none' : JSON.stringify(value);
+}
+
+/** An entry's details in words: `field: from → to` for a change, `field: value` otherwise. */
+function Details({ entry }: { entry: Entry }) {
+  const parts = Object.entries(entry.details)
+    .filter(([name, value]) => name !== 'source' && value !== null)
+    .map(([name, value]) => {
+      const change = value as { from?: unknown; to?: unknown };
+      const text =
+        value && typeof value === 'object' && 'from' in change && 'to' in change
+          ? `${valueText(change.from)} → ${valueText(change.to)}`
+          : valueText(value);
+      return (
+        <span key={name}>
+          <b>{name}</b> {text}
+        </span>
+      );
+    });
+  return <div className="details-list">{parts}</div>;
 }
 
 function Audit() {
@@ -163,7 +183,9 @@ function Audit() {
                   <td>
                     <Subject id={entry.target} />
                   </td>
-                  <td className="wrap mono">{details(entry)}</td>
+                  <td className="wrap">
+                    <Details entry={entry} />
+                  </td>
                 </tr>
               ))}
             </tbody>

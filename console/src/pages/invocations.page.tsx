@@ -168,7 +168,7 @@ function Invocations() {
           },
         }),
       ),
-    refetchInterval: IDLE_MS,
+    refetchInterval: () => (running.data?.length ? RUNNING_MS : IDLE_MS),
     placeholderData: (previous) => previous,
   });
   return (

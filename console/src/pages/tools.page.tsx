@@ -1,243 +1,15 @@
-import { useMutation } from '@tanstack/react-query';
-import { useId, useState } from 'react';
-import { ApiFailure, type Schemas } from '../api/client';
+import { Link } from 'wouter';
 import { useToolDetails } from '../api/queries';
-import { type Signed, useSigned } from '../auth';
-import { SchemaForm } from '../components/schema-form';
+import { useSigned } from '../auth';
 import {
-  Card,
   ErrorNotice,
   formatNumber,
-  Loading,
+  LoadingRows,
   Notice,
   PageHead,
   TableWrap,
 } from '../components/ui';
 import type { PageDefinition } from '../pages';
-import { mayCall } from '../scopes';
-import { session } from '../session';
-
-type Tool = Schemas['ToolDetailsView'];
-
-interface Answer {
-  status: number;
-  statusText: string;
-  headers: [string, string][];
-  body: unknown;
-}
-
-/** Calls a tool with the signed-in key, and keeps everything it answered. */
-async function callTool(tool: Tool, body: Record<string, unknown>): Promise<Answer> {
-  let response: Response;
-  try {
-    response = await fetch(tool.path, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Authorization: `Bearer ${session.key() ?? ''}`,
-      },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    throw new ApiFailure(0, `The service cannot be reached (${(error as Error).message}).`);
-  }
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text) as unknown;
-  } catch {
-    // Not JSON: shown as it came.
-  }
-  return {
-    status: response.status,
-    statusText: response.statusText,
-    headers: [...response.headers.entries()].sort(([a], [b]) => a.localeCompare(b)),
-    body: parsed,
-  };
-}
-
-/** Why the console will not call a tool for this key, or null when it will. */
-function refusal(tool: Tool, signed: Signed): string | null {
-  if (!mayCall(signed.scopes, tool.name)) {
-    return `This key does not hold ${tool.scope} (or services:execute): it cannot call this tool.`;
-  }
-  if (!tool.annotations.readOnlyHint && !signed.canWrite) {
-    return 'This tool may change the service (it is not marked read-only): the console calls it only for a key that holds admin:write.';
-  }
-  return null;
-}
-
-function AnswerView({ answer }: { answer: Answer }) {
-  const ok = answer.status < 400;
-  const detail = (answer.body as { detail?: unknown } | null)?.detail;
-  return (
-    <div className="stack" aria-live="polite">
-      {ok ? (
-        <Notice kind="success">
-          <strong>
-            {answer.status} {answer.statusText}
-          </strong>
-        </Notice>
-      ) : (
-        <ErrorNotice
-          error={
-            new ApiFailure(
-              answer.status,
-              typeof detail === 'string' ? detail : JSON.stringify(detail ?? answer.body),
-            )
-          }
-        />
-      )}
-      <div className="grid two">
-        <div className="stack">
-          <h3>Body</h3>
-          <pre className="json" tabIndex={0} aria-label="Answer body">
-            {JSON.stringify(answer.body, null, 2)}
-          </pre>
-        </div>
-        <div className="stack">
-          <h3>Headers</h3>
-          <TableWrap label="Answer headers">
-            <table className="headers-table">
-              <tbody>
-                {answer.headers.map(([name, value]) => (
-                  <tr key={name}>
-                    <td className="mono">{name}</td>
-                    <td className="mono wrap">{value}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        </div>
-      </div>
-    </div>
-  );
-}
-
-function TryIt({ tool, signed }: { tool: Tool; signed: Signed }) {
-  const call = useMutation({ mutationFn: (body: Record<string, unknown>) => callTool(tool, body) });
-  const refused = refusal(tool, signed);
-  return (
-    <div className="stack">
-      {refused ? (
-        <Notice>{refused}</Notice>
-      ) : (
-        <SchemaForm
-          schema={tool.input_schema}
-          submitLabel={`Call ${tool.name}`}
-          busy={call.isPending}
-          onSubmit={(body) => call.mutate(body)}
-        />
-      )}
-      <ErrorNotice error={call.error} />
-      {call.data && <AnswerView answer={call.data} />}
-    </div>
-  );
-}
-
-type Tab = 'try' | 'input' | 'output';
-
-function ToolCard({ tool, signed }: { tool: Tool; signed: Signed }) {
-  const showForm = signed.canCallTools;
-  const [tab, setTab] = useState<Tab>(showForm ? 'try' : 'input');
-  const base = useId();
-  const tabs: [Tab, string][] = [
-    ...(showForm ? ([['try', 'Try it']] as [Tab, string][]) : []),
-    ['input', 'Input schema'],
-    ['output', 'Output schema'],
-  ];
-  const hints = tool.annotations;
-  return (
-    <Card
-      title={
-        <>
-          {tool.title} <span className="cell-sub mono">{tool.name}</span>
-        </>
-      }
-      description={tool.description}
-      labelledBy={`${base}-title`}
-      actions={
-        <span className="chips">
-          {hints.readOnlyHint ? (
-            <span className="badge good plain">read-only</span>
-          ) : (
-            <span className="badge warn plain">changes state</span>
-          )}
-          {!hints.readOnlyHint && hints.destructiveHint && (
-            <span className="badge bad plain">destructive</span>
-          )}
-          {hints.openWorldHint && <span className="badge plain">open world</span>}
-        </span>
-      }
-      flush
-    >
-      <div className="card-body">
-        <dl className="facts">
-          <dt>Cost</dt>
-          <dd>
-            {Object.entries(tool.cost_by_plan).map(([plan, cost]) => (
-              <span key={plan} className="chip" style={{ marginRight: 6 }}>
-                {plan}: {formatNumber(cost)} credit{cost === 1 ? '' : 's'}
-              </span>
-            ))}
-          </dd>
-          <dt>Deadline</dt>
-          <dd>{formatNumber(tool.timeout_ms)} ms</dd>
-          <dt>Capacity</dt>
-          <dd>
-            {formatNumber(tool.concurrency)} at once, {formatNumber(tool.queue)} waiting (per
-            instance)
-          </dd>
-          <dt>Scope</dt>
-          <dd className="mono">{tool.scope}</dd>
-        </dl>
-      </div>
-      <div className="tabs" role="tablist" aria-label={`${tool.name}: views`}>
-        {tabs.map(([id, label]) => (
-          <button
-            key={id}
-            type="button"
-            role="tab"
-            id={`${base}-${id}-tab`}
-            aria-selected={tab === id}
-            aria-controls={`${base}-${id}`}
-            tabIndex={tab === id ? 0 : -1}
-            onClick={() => setTab(id)}
-            onKeyDown={(event) => {
-              if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
-              const at = tabs.findIndex(([t]) => t === tab);
-              const next =
-                tabs[(at + (event.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length][0];
-              setTab(next);
-              document.getElementById(`${base}-${next}-tab`)?.focus();
-            }}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
-      <div
-        className="card-body"
-        role="tabpanel"
-        id={`${base}-${tab}`}
-        aria-labelledby={`${base}-${tab}-tab`}
-      >
-        {tab === 'try' && <TryIt tool={tool} signed={signed} />}
-        {tab === 'input' && (
-          <pre className="json" tabIndex={0}>
-            {JSON.stringify(tool.input_schema, null, 2)}
-          </pre>
-        )}
-        {tab === 'output' && (
-          <pre className="json" tabIndex={0}>
-            {JSON.stringify(tool.output_schema, null, 2)}
-          </pre>
-        )}
-      </div>
-    </Card>
-  );
-}
 
 function Tools() {
   const signed = useSigned();
@@ -254,13 +26,58 @@ function Tools() {
           also holds services:execute (or a tool's own scope) to call them from here.
         </Notice>
       )}
-      <ErrorNotice error={tools.error} />
-      {tools.isPending && <Loading label="Loading the tools" />}
-      <div className="tool-list">
-        {tools.data?.tools.map((tool) => (
-          <ToolCard key={tool.name} tool={tool} signed={signed} />
-        ))}
-      </div>
+      <section className="card" aria-label="Tools">
+        <ErrorNotice error={tools.error} />
+        <TableWrap label="Tools">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Tool</th>
+                <th scope="col">Behaviour</th>
+                <th scope="col">Cost by plan</th>
+                <th scope="col" className="num">
+                  Deadline
+                </th>
+                <th scope="col" className="num">
+                  At once
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tools.isPending && <LoadingRows columns={5} />}
+              {tools.data?.tools.map((tool) => (
+                <tr key={tool.name}>
+                  <td className="wrap">
+                    <Link href={`/tools/${tool.name}`} className="cell-title">
+                      {tool.title}
+                    </Link>{' '}
+                    <span className="cell-sub mono">{tool.name}</span>
+                    <div className="cell-sub">{tool.description}</div>
+                  </td>
+                  <td>
+                    {tool.annotations.readOnlyHint ? (
+                      <span className="badge good plain">read-only</span>
+                    ) : (
+                      <span className="badge warn plain">changes state</span>
+                    )}
+                  </td>
+                  <td>
+                    <span className="chips">
+                      {Object.entries(tool.cost_by_plan).map(([plan, cost]) => (
+                        <span key={plan} className="chip">
+                          {plan} {formatNumber(cost)}
+                        </span>
+                      ))}
+                    </span>
+                  </td>
+                  <td className="num">{formatNumber(tool.timeout_ms / 1000)} s</td>
+                  <td className="num">{formatNumber(tool.concurrency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      </section>
     </div>
   );
 }
