@@ -1,5 +1,6 @@
 import { Clock } from '../src/limits/clock';
 import { SEARCH_BUDGET_TOKEN } from '../src/console/admin-search';
+import { InvocationStore } from '../src/store/invocations/invocation.store';
 import { bearer, startApp, TestApp } from './support/app';
 import { FakeClock } from './support/fake-clock';
 import { gate, GatedToolModule } from './support/gated-tool.module';
@@ -443,6 +444,20 @@ describe("the console's admin routes (e2e)", () => {
     } finally {
       gate.release();
     }
+  });
+
+  it("forgets a call from the operators' list once its record expired (the hourly purge)", async () => {
+    const key = await t.createKeyWithId({ name: 'purged', plan: 'unlimited' });
+    const accepted = await call(key.key, 'gated', {}).set('Prefer', 'respond-async').expect(202);
+    const id = accepted.body.id as string;
+    const store = t.app.get(InvocationStore);
+    while ((await store.get(id))?.status !== 'succeeded') await new Promise(setImmediate);
+    // Its day after it ended is over.
+    await store.update(id, { expires_ms: Date.now() - 1_000 }, ['succeeded']);
+    expect(await store.purge(Date.now())).toBeGreaterThanOrEqual(1);
+    expect((await store.listAll({ limit: 1_000 })).map((r) => r.id)).not.toContain(id);
+    const listed = await get(`${ADMIN}/invocations`).expect(200);
+    expect(listed.body.map((v: { id: string }) => v.id)).not.toContain(id);
   });
 
   it('tells the plans, and every tool with its price on each plan and its hints', async () => {

@@ -243,24 +243,23 @@ export class RedisInvocationStore extends InvocationStore {
 
   /**
    * Records expire by themselves (PEXPIREAT when a call ends); a caller's index is pruned as read.
-   * The index of every call is pruned here too, oldest first, up to its first entry whose record
-   * is still there (records expire about in the order they were made), so that it holds about a
-   * day of calls whether or not anyone reads it.
+   * The index of every call is walked here, a batch at a time, and rid of the calls whose record
+   * is gone, so that it holds about a day of calls whether or not anyone reads it.
    */
   async purge(): Promise<number> {
     let pruned = 0;
-    for (;;) {
+    for (let min = '-'; ;) {
       const members = await redisCall(
-        this.client.zrangebylex(RedisKeys.allInvocations, '-', '+', 'LIMIT', 0, LIST_BATCH),
+        this.client.zrangebylex(RedisKeys.allInvocations, min, '+', 'LIMIT', 0, LIST_BATCH),
       );
       const present = await Promise.all(
         members.map((m) => redisCall(this.client.exists(RedisKeys.invocation(idOfIndexMember(m))))),
       );
-      const live = present.indexOf(1);
-      const gone = live < 0 ? members : members.slice(0, live);
+      const gone = members.filter((_, i) => present[i] === 0);
       if (gone.length) await redisCall(this.client.zrem(RedisKeys.allInvocations, ...gone));
       pruned += gone.length;
-      if (live >= 0 || members.length < LIST_BATCH) return pruned;
+      if (members.length < LIST_BATCH) return pruned;
+      min = `(${members[members.length - 1]}`;
     }
   }
 }
