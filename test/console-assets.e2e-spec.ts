@@ -93,6 +93,7 @@ describe('GET /console: the built console, compressed as the client accepts (e2e
     }
     for (const path of [
       '/console/assets/missing.js',
+      '/console/keys/key_0123456789abcdef/usage',
       '/console/../package.json',
       '/console/%2e%2e/%2e%2e/package.json',
       '/console/assets/..%2f..%2fpackage.json',

@@ -33,26 +33,24 @@ export function consolePolicy(): string {
  */
 @Public()
 @ApiExcludeController()
-@Controller(CONSOLE_PATH)
+@Controller()
 export class ConsoleController {
   private assets?: ConsoleAssets;
   private readonly policy = consolePolicy();
 
-  @Get()
-  index(
-    @Req() req: { headers: IncomingHttpHeaders },
-    @Res({ passthrough: true }) res: ReplyControl,
-  ): StreamableFile {
-    return this.send('', req, res);
-  }
-
-  @Get('*path')
+  /**
+   * The console's paths are at most two segments below it (`/console/keys/<id>`,
+   * `/console/assets/<file>`): named parameters, which both adapters' routers take alike (their
+   * wildcards differ), and nothing deeper is served.
+   */
+  @Get([CONSOLE_PATH, `${CONSOLE_PATH}/:first`, `${CONSOLE_PATH}/:first/:second`])
   file(
-    @Param('path') path: string | string[],
+    @Param('first') first: string | undefined,
+    @Param('second') second: string | undefined,
     @Req() req: { headers: IncomingHttpHeaders },
     @Res({ passthrough: true }) res: ReplyControl,
   ): StreamableFile {
-    return this.send(Array.isArray(path) ? path.join('/') : path, req, res);
+    return this.send([first, second].filter(Boolean).join('/'), req, res);
   }
 
   private send(
