@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { CONSOLE_BUILD_DIR } from '../src/console/console-assets';
+import { loadSettings } from '../src/settings/settings';
 import { startApp, TestApp } from './support/app';
 import { listenOnLoopback } from './support/raw-http';
 
@@ -132,5 +133,50 @@ describe('GET /console: the built console, compressed as the client accepts (e2e
     expect(head.status).toBe(200);
     expect(head.headers['content-encoding']).toBe('gzip');
     expect(head.body.length).toBe(0);
+  });
+});
+
+describe("the console's sign-in through an issuer: its settings (e2e)", () => {
+  const issuer = 'https://login.example.com/realms/tools';
+  const oauth = { PUBLIC_URL: 'https://tools.example.com', OAUTH_ISSUERS: issuer };
+
+  it('takes a client id and one of OAUTH_ISSUERS, together', () => {
+    expect(
+      loadSettings({ ...oauth, CONSOLE_OAUTH_CLIENT_ID: 'console', CONSOLE_OAUTH_ISSUER: issuer })
+        .oauth?.console,
+    ).toEqual({ clientId: 'console', issuer });
+    expect(loadSettings(oauth).oauth?.console).toBeUndefined();
+  });
+
+  it.each([
+    [
+      { ...oauth, CONSOLE_OAUTH_CLIENT_ID: 'console' },
+      'Invalid environment: CONSOLE_OAUTH_CLIENT_ID and CONSOLE_OAUTH_ISSUER go together: set both or neither',
+    ],
+    [
+      { ...oauth, CONSOLE_OAUTH_ISSUER: issuer },
+      'Invalid environment: CONSOLE_OAUTH_CLIENT_ID and CONSOLE_OAUTH_ISSUER go together: set both or neither',
+    ],
+    [
+      { ...oauth, CONSOLE_OAUTH_CLIENT_ID: 'c', CONSOLE_OAUTH_ISSUER: 'https://other.example.com' },
+      "Invalid environment: CONSOLE_OAUTH_ISSUER 'https://other.example.com' must be one of OAUTH_ISSUERS",
+    ],
+    [
+      { CONSOLE_OAUTH_CLIENT_ID: 'c', CONSOLE_OAUTH_ISSUER: issuer },
+      `Invalid environment: CONSOLE_OAUTH_ISSUER '${issuer}' must be one of OAUTH_ISSUERS`,
+    ],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadSettings(env)).toThrow(message);
+  });
+
+  it('answers that the console signs in with keys only, without them', async () => {
+    const t = await startApp();
+    try {
+      const config = await t.http().get('/console/config.json').expect(200);
+      expect(config.body).toEqual({ oauth: null });
+      expect(config.headers['content-security-policy'].split(';')).toContain("connect-src 'self'");
+    } finally {
+      await t.close();
+    }
   });
 });

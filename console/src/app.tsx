@@ -1,8 +1,8 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { type ComponentType, useEffect, useState } from 'react';
-import { Route, Switch } from 'wouter';
+import { Route, Switch, useLocation } from 'wouter';
 import { ApiFailure } from './api/client';
 import { useAuth, whoIs } from './auth';
+import { OAuthCallback } from './callback';
 import { Shell } from './components/shell';
 import { Loading } from './components/ui';
 import { PAGES } from './pages';
@@ -28,7 +28,7 @@ function NotFound() {
 /** Sign-in until a key is signed in, then the page the location names. */
 export function App() {
   const { signed, restore } = useAuth();
-  const queries = useQueryClient();
+  const [location] = useLocation();
   const [restoring, setRestoring] = useState(() => session.key() !== null);
   const [lost, setLost] = useState<unknown>(null);
 
@@ -45,11 +45,7 @@ export function App() {
       .finally(() => setRestoring(false));
   }, [restore]);
 
-  // Nothing one key read stays for the next.
-  useEffect(() => {
-    if (!signed) queries.clear();
-  }, [signed, queries]);
-
+  if (location === '/callback' && !signed) return <OAuthCallback />;
   if (restoring && !signed) {
     return (
       <div className="signin">

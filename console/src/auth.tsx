@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
 import { ApiFailure, api, ok, type Schemas, withRetry } from './api/client';
 import { holds, holdsAnyToolScope } from './scopes';
@@ -58,10 +59,13 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     session.keep(credential);
     setSigned(found);
   }, []);
+  const queries = useQueryClient();
+  // Nothing one key read stays for the next: the cache goes with the key.
   const signOut = useCallback(() => {
     session.forget();
+    queries.clear();
     setSigned(null);
-  }, []);
+  }, [queries]);
   const restore = useCallback((me: Me) => setSigned(signedAs(me)), []);
   const value = useMemo(
     () => ({ signed, signIn, signOut, restore }),

@@ -1,4 +1,6 @@
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
+import { beginSignIn, consoleOAuth } from './api/oauth';
 import { useAuth } from './auth';
 import { BrandMark } from './components/icons';
 import { Button, ErrorNotice } from './components/ui';
@@ -12,6 +14,11 @@ export function SignIn({ error: initial }: { error?: unknown }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<unknown>(initial ?? null);
   const [busy, setBusy] = useState(false);
+  const oauth = useQuery({
+    queryKey: ['console-oauth'],
+    queryFn: consoleOAuth,
+    staleTime: Infinity,
+  });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -61,6 +68,24 @@ export function SignIn({ error: initial }: { error?: unknown }) {
         <Button kind="primary" type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </Button>
+        {oauth.data && (
+          <>
+            <div className="divider">or</div>
+            <Button
+              disabled={busy}
+              onClick={() => {
+                setBusy(true);
+                setError(null);
+                beginSignIn(oauth.data!).catch((failure: unknown) => {
+                  setError(failure);
+                  setBusy(false);
+                });
+              }}
+            >
+              Sign in with {new URL(oauth.data.issuer).host}
+            </Button>
+          </>
+        )}
       </form>
     </main>
   );

@@ -222,6 +222,8 @@ export const EnvironmentSchema = z.looseObject({
   OAUTH_DEFAULT_PLAN: text,
   OAUTH_PLAN_CLAIM: claimName,
   OAUTH_JWKS_REFETCH_MS: wholeNumber(60_000),
+  CONSOLE_OAUTH_CLIENT_ID: text,
+  CONSOLE_OAUTH_ISSUER: text,
   INVOCATION_LEASE_MS: wholeNumber(15_000, 300),
   MCP_TASK_AFTER_MS: wholeNumber(10_000),
   SHUTDOWN_DRAIN_MS: wholeNumber(30_000),
