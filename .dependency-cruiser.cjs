@@ -18,6 +18,7 @@ const FLOORS = [
   ['tools'],
   ['metrics'],
   ['invocation'],
+  ['console'],
   ['mcp'],
   ['cli'],
 ];

@@ -11,8 +11,10 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
-COPY scripts/ensure-built.js ./scripts/
+COPY scripts/ensure-built.js scripts/build-console.js scripts/openapi-document.js ./scripts/
 COPY src ./src
+# The operator console (/console): built after the service, from its OpenAPI document.
+COPY console ./console
 RUN npm run build \
  && npm prune --omit=dev
 

@@ -1,11 +1,22 @@
 // @ts-check
 import eslint from '@eslint/js';
 import eslintPluginPrettierRecommended from 'eslint-plugin-prettier/recommended';
+import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['eslint.config.mjs', 'dist/**', 'coverage/**', 'data/**', 'jest.config.js'] },
+  {
+    ignores: [
+      'eslint.config.mjs',
+      'dist/**',
+      'coverage/**',
+      'data/**',
+      'jest.config.js',
+      // Generated from the OpenAPI document by the build (scripts/build-console.js).
+      'console/src/api/openapi.d.ts',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   eslintPluginPrettierRecommended,
@@ -62,5 +73,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/unbound-method': 'off',
     },
+  },
+  {
+    // The operator console: a browser application (console/tsconfig.json), React's rules of hooks.
+    files: ['console/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: { globals: { ...globals.browser }, sourceType: 'module' },
+    rules: { ...reactHooks.configs.recommended.rules },
   },
 );

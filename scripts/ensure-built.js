@@ -1,21 +1,23 @@
 #!/usr/bin/env node
 // `npm start`, `npm run cli` and `npm run build` come here, and so does the test run's global
 // setup. A build is made only when it is missing or older than what it is built from: any file
-// under src/, the tsconfig files, .swcrc, nest-cli.json or package.json newer than its last
-// successful build. A second `npm start` with nothing changed starts at once instead of spending
-// ~9 s on the same build. `--force` builds in any case (npm run build). The build's output goes to
-// stderr, so that the CLI's `--json` output on stdout stays clean. An installation without dev
-// dependencies (npm prune --omit=dev) ships dist/ already built: without the build tools, a dist/
-// that is there is used as it is.
+// under src/ (and console/ for dist/), the tsconfig files, .swcrc, nest-cli.json or package.json
+// newer than its last successful build. A second `npm start` with nothing changed starts at once
+// instead of spending ~9 s on the same build. `--force` builds in any case (npm run build). The
+// build's output goes to stderr, so that the CLI's `--json` output on stdout stays clean. An
+// installation without dev dependencies (npm prune --omit=dev) ships dist/ already built: without
+// the build tools, a dist/ that is there is used as it is.
 //
 // Two builds, each with its own output folder and stamp:
-// - dist/: `nest build` (tsc, type-checked), what `npm start`, the CLI, the image and the bench run;
+// - dist/: `nest build` (tsc, type-checked), then the operator console (scripts/build-console.js,
+//   into dist/console-ui): what `npm start`, the CLI, the image and the bench run;
 // - dist-test/ (`--for-tests`): `nest build --builder swc`, what the test suites spawn (the compiled
 //   CLI and server). SWC compiles without type-checking, in a fraction of tsc's time: the type
 //   check is `npm run lint`'s and `npm run build`'s, as it is for the specs, which jest compiles
-//   file by file.
+//   file by file. The console the suites serve is dist/'s.
 //
-// NEST_BIN names another `nest` entry to run (the test of this script runs a fake one).
+// NEST_BIN and CONSOLE_BUILD name other entries to run for the two steps (the test of this script
+// runs fakes).
 const { execFileSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync, utimesSync, writeFileSync } = require('node:fs');
 const { join, relative } = require('node:path');
@@ -24,10 +26,11 @@ const ROOT = join(__dirname, '..');
 
 /** What each build runs and leaves. */
 const BUILDS = {
-  dist: { outDir: 'dist', nestArgs: ['build'] },
+  dist: { outDir: 'dist', nestArgs: ['build'], withConsole: true },
   tests: {
     outDir: 'dist-test',
     nestArgs: ['build', '--builder', 'swc', '--path', 'tsconfig.test-build.json'],
+    withConsole: false,
   },
 };
 /** What every build is built from. */
@@ -42,6 +45,19 @@ const INPUTS = [
 ];
 /** What a build leaves that the scripts run. */
 const ENTRY_POINTS = ['main.js', 'cli.js'];
+/** The console's sources, and what its build leaves in dist/ (console-ui/, served at /console). */
+const CONSOLE = 'console';
+const CONSOLE_OUTPUT = join('console-ui', 'index.html');
+
+/** Whether `build` under `root` includes the console: dist/, in a checkout that has one. */
+function hasConsole(root, build) {
+  return build.withConsole && existsSync(join(root, CONSOLE));
+}
+
+/** What `build` under `root` leaves, relative to its output folder. */
+function outputsOf(root, build) {
+  return hasConsole(root, build) ? [...ENTRY_POINTS, CONSOLE_OUTPUT] : ENTRY_POINTS;
+}
 /**
  * Written after a successful build, with the time the build started as its mtime: a file saved
  * while the build ran is newer, so the next start builds again. `nest build` empties the output
@@ -64,12 +80,12 @@ function newestFile(path) {
 
 /** Why `build` under `root` must be made, or undefined when it is up to date. */
 function staleReason(root = ROOT, build = BUILDS.dist) {
-  const missing = [STAMP, ...ENTRY_POINTS]
+  const missing = [STAMP, ...outputsOf(root, build)]
     .map((file) => join(build.outDir, file))
     .find((file) => !existsSync(join(root, file)));
   if (missing) return `${missing} is missing`;
   const built = statSync(join(root, build.outDir, STAMP)).mtimeMs;
-  for (const input of INPUTS) {
+  for (const input of hasConsole(root, build) ? [...INPUTS, CONSOLE] : INPUTS) {
     const newest = newestFile(join(root, input));
     if (newest && newest.mtimeMs > built) {
       return `${relative(root, newest.path)} changed since the last build`;
@@ -87,13 +103,20 @@ function nestBin(root) {
   }
 }
 
-/** Runs nest for `build` in `root`, then stamps its output with the time the build started. */
+/**
+ * Runs nest for `build` in `root`, then the console's build where it has one, then stamps its
+ * output with the time the build started.
+ */
 function make(root, nest, build) {
   const started = new Date();
   execFileSync(process.execPath, [nest, ...build.nestArgs], {
     cwd: root,
     stdio: ['ignore', 2, 2],
   });
+  if (hasConsole(root, build)) {
+    const consoleBuild = process.env.CONSOLE_BUILD || join(root, 'scripts', 'build-console.js');
+    execFileSync(process.execPath, [consoleBuild], { cwd: root, stdio: ['ignore', 2, 2] });
+  }
   const stamp = join(root, build.outDir, STAMP);
   writeFileSync(stamp, `${started.toISOString()}\n`);
   utimesSync(stamp, started, started);
@@ -109,7 +132,9 @@ function ensureBuilt(root = ROOT, { force = false, forTests = false } = {}) {
   if (!reason) return false;
   const nest = nestBin(root);
   if (!nest) {
-    const there = ENTRY_POINTS.every((file) => existsSync(join(root, build.outDir, file)));
+    const there = outputsOf(root, build).every((file) =>
+      existsSync(join(root, build.outDir, file)),
+    );
     if (!force && there) return false;
     throw new Error(
       `${build.outDir}/ is missing and the build tools are not installed: run npm ci && npm run build`,

@@ -6,23 +6,12 @@ const { spawnSync } = require('node:child_process');
 const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+const { openApiDocument } = require('./openapi-document');
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'tis-openapi-'));
-  process.env.DATA_DIR = dir;
-  require('reflect-metadata');
-  const { NestFactory } = require('@nestjs/core');
-  const dist = join(__dirname, '..', 'dist');
-  const { rootModule } = require(join(dist, 'app.module'));
-  const { buildOpenApiDocument } = require(join(dist, 'docs', 'openapi'));
-  const app = await NestFactory.create(rootModule('server'), { logger: false });
-  await app.init();
+  const dir = mkdtempSync(join(tmpdir(), 'tis-openapi-lint-'));
   const file = join(dir, 'openapi.json');
-  try {
-    writeFileSync(file, JSON.stringify(buildOpenApiDocument(app), null, 2));
-  } finally {
-    await app.close();
-  }
+  writeFileSync(file, JSON.stringify(await openApiDocument(), null, 2));
   const redocly = require.resolve('@redocly/cli/bin/cli.js', { paths: [join(__dirname, '..')] });
   const result = spawnSync(process.execPath, [redocly, 'lint', file, '--format=stylish'], {
     encoding: 'utf8',

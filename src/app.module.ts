@@ -4,6 +4,7 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule, KeysModule } from './auth/auth.module';
 import { InitialKeyBootstrap } from './auth/initial-key';
 import { ConfigurationModule } from './configuration/configuration.module';
+import { ConsoleModule } from './console/console.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
 import { HttpPlumbingModule } from './http/http.module';
@@ -69,6 +70,7 @@ export function rootModule(
           HealthModule,
           MetricsModule,
           McpModule,
+          ConsoleModule,
           ...tools,
           ...imports,
         ],

@@ -19,6 +19,7 @@ const SCRIPT = join(ROOT, 'scripts', 'ensure-built.js');
 const INPUTS = [
   'src/main.ts',
   'src/auth/scopes.ts',
+  'console/src/main.tsx',
   'tsconfig.json',
   'tsconfig.build.json',
   'tsconfig.test-build.json',
@@ -45,18 +46,32 @@ fs.writeFileSync(out + '/main.js', '');
 fs.writeFileSync(out + '/cli.js', '');
 `;
 
+/**
+ * The console's build, as fast: it records that it ran, then writes the console's page;
+ * FAIL_CONSOLE=1 fails.
+ */
+const FAKE_CONSOLE = `
+const fs = require('node:fs');
+fs.appendFileSync(process.env.CALLS, 'console\\n');
+if (process.env.FAIL_CONSOLE) { console.error('console/src/app.tsx: error TS2339'); process.exit(1); }
+fs.mkdirSync('dist/console-ui', { recursive: true });
+fs.writeFileSync('dist/console-ui/index.html', '');
+`;
+
 /** A checkout of its own, the script in its scripts/, with what dist/ is built from. */
 function checkout(): string {
   const root = mkdtempSync(join(tmpdir(), 'tis-build-'));
   mkdirSync(join(root, 'scripts'));
   copyFileSync(SCRIPT, join(root, 'scripts', 'ensure-built.js'));
   mkdirSync(join(root, 'src', 'auth'), { recursive: true });
+  mkdirSync(join(root, 'console', 'src'), { recursive: true });
   for (const file of INPUTS) writeFileSync(join(root, file), '{}\n');
   writeFileSync(
     join(root, 'tsconfig.test-build.json'),
     JSON.stringify({ compilerOptions: { outDir: 'dist-test' } }),
   );
   writeFileSync(join(root, 'fake-nest.js'), FAKE_NEST);
+  writeFileSync(join(root, 'fake-console.js'), FAKE_CONSOLE);
   // Every input a while ago: what a later change touches is newer, whatever the clock's grain.
   const past = new Date(Date.now() - 60_000);
   for (const file of INPUTS) utimesSync(join(root, file), past, past);
@@ -70,15 +85,19 @@ function ensureBuilt(root: string, args: string[] = [], env: Record<string, stri
     env: {
       PATH: process.env.PATH ?? '',
       NEST_BIN: join(root, 'fake-nest.js'),
+      CONSOLE_BUILD: join(root, 'fake-console.js'),
       CALLS: join(root, 'calls.log'),
       ...env,
     },
     encoding: 'utf8',
   });
-  return { status: run.status, stderr: run.stderr, builds: nestCalls(root).length };
+  const steps = nestCalls(root);
+  // Each build of dist/ is nest's, then the console's: counted by nest's.
+  const builds = steps.filter((step) => step !== 'console').length;
+  return { status: run.status, stderr: run.stderr, builds, steps };
 }
 
-/** How the fake nest was called, one line a build. */
+/** How the fake nest (and the fake console build: `console`) was called, one line a step. */
 function nestCalls(root: string): string[] {
   const calls = join(root, 'calls.log');
   return existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean) : [];
@@ -108,7 +127,7 @@ describe('npm start and npm run cli build only when needed (scripts/ensure-built
     const stamped = stampTime(root);
 
     for (let i = 0; i < 2; i++) {
-      expect(ensureBuilt(root)).toEqual({ status: 0, stderr: '', builds: 1 });
+      expect(ensureBuilt(root)).toMatchObject({ status: 0, stderr: '', builds: 1 });
     }
     expect(stampTime(root)).toBe(stamped);
   });
@@ -150,6 +169,21 @@ describe('npm start and npm run cli build only when needed (scripts/ensure-built
     expect(ensureBuilt(root)).toMatchObject({ status: 0, builds: 2 });
   });
 
+  it('builds the console after the service, in the same build; a failed one leaves no stamp', () => {
+    expect(ensureBuilt(root).steps).toEqual(['build', 'console']);
+    rmSync(join(root, 'dist', 'console-ui', 'index.html'));
+    expect(ensureBuilt(root)).toMatchObject({
+      stderr: 'Building dist/ (dist/console-ui/index.html is missing)\n',
+      steps: ['build', 'console', 'build', 'console'],
+    });
+    touch(root, 'console/src/main.tsx');
+    const failed = ensureBuilt(root, [], { FAIL_CONSOLE: '1' });
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain('error TS2339');
+    expect(existsSync(join(root, 'dist', '.build-stamp'))).toBe(false);
+    expect(ensureBuilt(root)).toMatchObject({ status: 0, builds: 4 });
+  });
+
   it('builds in any case with --force (npm run build)', () => {
     ensureBuilt(root);
     expect(ensureBuilt(root, ['--force'])).toMatchObject({
@@ -178,11 +212,15 @@ describe('npm start and npm run cli build only when needed (scripts/ensure-built
     const first = ensureBuilt(root, ['--for-tests']);
     expect(first).toMatchObject({ status: 0, builds: 2 });
     expect(first.stderr).toBe('Building dist-test/ (dist-test/.build-stamp is missing)\n');
+    // The console is dist/'s alone.
     expect(nestCalls(root)).toEqual([
       'build',
+      'console',
       'build --builder swc --path tsconfig.test-build.json',
     ]);
-    expect(ensureBuilt(root, ['--for-tests'])).toEqual({ status: 0, stderr: '', builds: 2 });
+    expect(ensureBuilt(root, ['--for-tests'])).toMatchObject({ status: 0, stderr: '', builds: 2 });
+    touch(root, 'console/src/main.tsx');
+    expect(ensureBuilt(root, ['--for-tests'])).toMatchObject({ status: 0, stderr: '', builds: 2 });
 
     touch(root, 'src/main.ts');
     expect(ensureBuilt(root, ['--for-tests'])).toMatchObject({

@@ -44,3 +44,13 @@ export function securityHeaders(docsPath: string): (url: string) => HeaderList {
   const [apiList, docsList] = [[...api], [...docs]];
   return (url) => (under(url, docsPath) || frontPage(url) ? docsList : apiList);
 }
+
+type PolicyDirectives = NonNullable<
+  NonNullable<Parameters<typeof helmet.contentSecurityPolicy>[0]>['directives']
+>;
+
+/** The `Content-Security-Policy` helmet makes of `directives` over its own defaults. */
+export function contentSecurityPolicy(directives: PolicyDirectives): string {
+  const headers = headersOf(helmet.contentSecurityPolicy({ directives }));
+  return headers.get('Content-Security-Policy') as string;
+}

@@ -224,6 +224,8 @@ export const EnvironmentSchema = z.looseObject({
   OAUTH_JWKS_REFETCH_MS: wholeNumber(60_000),
   OAUTH_PRINCIPAL_IDLE_DAYS: wholeNumber(90, 1),
   OAUTH_MAX_PRINCIPALS: wholeNumber(100_000, 1),
+  CONSOLE_OAUTH_CLIENT_ID: text,
+  CONSOLE_OAUTH_ISSUER: text,
   INVOCATION_LEASE_MS: wholeNumber(15_000, 300),
   MCP_TASK_AFTER_MS: wholeNumber(10_000),
   SHUTDOWN_DRAIN_MS: wholeNumber(30_000),

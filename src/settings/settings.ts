@@ -109,6 +109,11 @@ export interface OAuthSettings {
   principalIdleDays: number;
   /** At most this many principals: a new subject past it is refused. */
   maxPrincipals: number;
+  /**
+   * The operator console's sign-in through an issuer (CONSOLE_OAUTH_CLIENT_ID,
+   * CONSOLE_OAUTH_ISSUER): a public client, authorization code with PKCE.
+   */
+  console?: { clientId: string; issuer: string };
 }
 
 export interface HttpTimeouts {
@@ -216,6 +221,18 @@ function oauthSettings(
   plans: Record<string, PlanLimits>,
 ): Pick<Settings, 'publicUrl' | 'oauth'> {
   const publicUrl = parsed.PUBLIC_URL;
+  const consoleClient = parsed.CONSOLE_OAUTH_CLIENT_ID;
+  const consoleIssuer = parsed.CONSOLE_OAUTH_ISSUER;
+  if (!consoleClient !== !consoleIssuer) {
+    throw new SettingsError(
+      'Invalid environment: CONSOLE_OAUTH_CLIENT_ID and CONSOLE_OAUTH_ISSUER go together: set both or neither',
+    );
+  }
+  if (consoleIssuer && !parsed.OAUTH_ISSUERS.includes(consoleIssuer)) {
+    throw new SettingsError(
+      `Invalid environment: CONSOLE_OAUTH_ISSUER '${consoleIssuer}' must be one of OAUTH_ISSUERS`,
+    );
+  }
   if (parsed.OAUTH_ISSUERS.length === 0) return { publicUrl };
   if (!publicUrl) {
     throw new SettingsError(
@@ -237,6 +254,9 @@ function oauthSettings(
       jwksRefetchMs: parsed.OAUTH_JWKS_REFETCH_MS,
       principalIdleDays: parsed.OAUTH_PRINCIPAL_IDLE_DAYS,
       maxPrincipals: parsed.OAUTH_MAX_PRINCIPALS,
+      ...(consoleClient && consoleIssuer
+        ? { console: { clientId: consoleClient, issuer: consoleIssuer } }
+        : {}),
     },
   };
 }

@@ -92,6 +92,12 @@ export abstract class InvocationStore {
     callerId: string,
     page: { status?: InvocationStatus; after?: InvocationPosition; limit: number },
   ): Promise<InvocationRecord[]>;
+  /** Every caller's calls, newest first, after `after`, of `status` when given, at most `limit`. */
+  abstract listAll(page: {
+    status?: InvocationStatus;
+    after?: InvocationPosition;
+    limit: number;
+  }): Promise<InvocationRecord[]>;
   /**
    * Applies `changes` while the call is still in one of `from` (a call moves on once: a late
    * writer loses); the record after, or undefined when it was not in one of them (or is unknown).

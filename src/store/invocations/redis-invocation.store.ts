@@ -129,6 +129,7 @@ export class RedisInvocationStore extends InvocationStore {
       redisCall(
         this.client.zadd(RedisKeys.invocationsOf(record.caller_id), 0, indexMember(record)),
       ),
+      redisCall(this.client.zadd(RedisKeys.allInvocations, 0, indexMember(record))),
       redisCall(this.client.hset(RedisKeys.activeInvocations, record.id, record.instance)),
     ]);
   }
@@ -137,11 +138,26 @@ export class RedisInvocationStore extends InvocationStore {
     return decode(await redisCall(this.client.hgetall(RedisKeys.invocation(id))));
   }
 
-  async list(
+  list(
     callerId: string,
     page: { status?: InvocationStatus; after?: InvocationPosition; limit: number },
   ): Promise<InvocationRecord[]> {
-    const index = RedisKeys.invocationsOf(callerId);
+    return this.listFrom(RedisKeys.invocationsOf(callerId), page);
+  }
+
+  listAll(page: {
+    status?: InvocationStatus;
+    after?: InvocationPosition;
+    limit: number;
+  }): Promise<InvocationRecord[]> {
+    return this.listFrom(RedisKeys.allInvocations, page);
+  }
+
+  /** A page of an index, newest first; entries whose record expired leave the index as read. */
+  private async listFrom(
+    index: string,
+    page: { status?: InvocationStatus; after?: InvocationPosition; limit: number },
+  ): Promise<InvocationRecord[]> {
     const found: InvocationRecord[] = [];
     let max = page.after ? `(${indexMember(page.after)}` : '+';
     for (;;) {
@@ -225,8 +241,25 @@ export class RedisInvocationStore extends InvocationStore {
     );
   }
 
-  /** Records expire by themselves (PEXPIREAT when a call ends); a caller's index is pruned as read. */
-  purge(): Promise<number> {
-    return Promise.resolve(0);
+  /**
+   * Records expire by themselves (PEXPIREAT when a call ends); a caller's index is pruned as read.
+   * The index of every call is walked here, a batch at a time, and rid of the calls whose record
+   * is gone, so that it holds about a day of calls whether or not anyone reads it.
+   */
+  async purge(): Promise<number> {
+    let pruned = 0;
+    for (let min = '-'; ;) {
+      const members = await redisCall(
+        this.client.zrangebylex(RedisKeys.allInvocations, min, '+', 'LIMIT', 0, LIST_BATCH),
+      );
+      const present = await Promise.all(
+        members.map((m) => redisCall(this.client.exists(RedisKeys.invocation(idOfIndexMember(m))))),
+      );
+      const gone = members.filter((_, i) => present[i] === 0);
+      if (gone.length) await redisCall(this.client.zrem(RedisKeys.allInvocations, ...gone));
+      pruned += gone.length;
+      if (members.length < LIST_BATCH) return pruned;
+      min = `(${members[members.length - 1]}`;
+    }
   }
 }

@@ -20,6 +20,7 @@
  *   {keys}:initial-lock          string  held by the instance creating the first admin key
  *   {<inv id>}:invocation        hash    a long-running call (expires 24 hours after it ends)
  *   {<caller id>}:invocations    zset    `<created_at> <id>` of a caller's long-running calls
+ *   {invocations}:all            zset    `<created_at> <id>` of every caller's (operators' list)
  *   {invocations}:active         hash    invocation id -> the instance running it, while it runs
  *   {instance:<id>}              string  an instance's lease: present while it runs its calls
  *   {audit}:seq, {audit}:log     string, zset  the audit trail
@@ -52,6 +53,7 @@ export const RedisKeys = {
   invocation: (id: string) => `${tag(id)}:invocation`,
   invocationsOf: (callerId: string) => `${tag(callerId)}:invocations`,
   activeInvocations: '{invocations}:active',
+  allInvocations: '{invocations}:all',
   instanceLease: (instance: string) => `{instance:${instance}}`,
   keyIndex: '{keys}:index',
   principalIndex: '{principals}:index',
