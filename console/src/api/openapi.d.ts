@@ -2,40 +2,6 @@
 // Do not edit: `npm run build` writes it again whenever the API changes.
 
 export interface paths {
-    "/.well-known/oauth-protected-resource": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The API's OAuth protected resource metadata (RFC 9728) */
-        get: operations["getProtectedResourceMetadata"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/oauth-protected-resource/mcp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** /mcp's OAuth protected resource metadata (RFC 9728) */
-        get: operations["getMcpProtectedResourceMetadata"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/admin/api-keys": {
         parameters: {
             query?: never;
@@ -331,7 +297,8 @@ export interface paths {
         get: operations["getPrincipal"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete an OAuth principal */
+        delete: operations["deletePrincipal"];
         options?: never;
         head?: never;
         /** Change an OAuth principal */
@@ -438,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Return one configuration value by dot-separated key.
-         * @description Needs `services:execute` or `services:execute:config_get`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         * @description Needs `services:execute` or `services:execute:config_get`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504, always in the request (`Prefer: respond-async` is answered the same way).
          */
         post: operations["config_get"];
         delete?: never;
@@ -458,7 +425,7 @@ export interface paths {
         put?: never;
         /**
          * Set a configuration override. The value is coerced to a type.
-         * @description Needs `services:execute` or `services:execute:config_set`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         * @description Needs `services:execute` or `services:execute:config_set`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504, always in the request (`Prefer: respond-async` is answered the same way).
          */
         post: operations["config_set"];
         delete?: never;
@@ -478,7 +445,7 @@ export interface paths {
         put?: never;
         /**
          * Return the full project configuration.
-         * @description Needs `services:execute` or `services:execute:config_show`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         * @description Needs `services:execute` or `services:execute:config_show`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504, always in the request (`Prefer: respond-async` is answered the same way).
          */
         post: operations["config_show"];
         delete?: never;
@@ -518,7 +485,7 @@ export interface paths {
         put?: never;
         /**
          * Greet a user by name.
-         * @description Needs `services:execute` or `services:execute:greet`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504; with `Prefer: respond-async`, 202 and `Location` of the long-running call.
+         * @description Needs `services:execute` or `services:execute:greet`. Costs 1 credit of the daily (and monthly) limit, unless the caller's plan prices it otherwise (`X-Quota-Cost` says; discovery lists each caller's price). Answers within 30000 ms or 504, always in the request (`Prefer: respond-async` is answered the same way).
          */
         post: operations["greet"];
         delete?: never;
@@ -679,7 +646,7 @@ export interface components {
              * @example api_key.update
              * @enum {string}
              */
-            action: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update";
+            action: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete";
             /**
              * @description The key that acted; null for an OAuth principal, the CLI and the service itself.
              * @example key_3f2a9c1d0b7e6a54
@@ -693,7 +660,7 @@ export interface components {
             /** @example 2025-01-01T12:00:00.000Z */
             at: string;
             /**
-             * @description create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source.
+             * @description create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; principal.delete: {issuer, subject}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source; entries an OAuth principal caused add the client_id of its token.
              * @example {
              *       "daily_limit": {
              *         "from": 100,
@@ -746,13 +713,6 @@ export interface components {
              */
             status: "pass" | "warn" | "fail";
         };
-        ConfigGetInput: {
-            /**
-             * @description Dot-separated configuration path, such as `logging.level` or `server`.
-             * @example logging.level
-             */
-            key: string;
-        };
         ConfigGetResult: {
             /**
              * @description The requested path, echoed.
@@ -767,18 +727,6 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        ConfigSetInput: {
-            /**
-             * @description Dot-separated configuration path, such as `logging.level` or `server`.
-             * @example logging.level
-             */
-            key: string;
-            /**
-             * @description The new value as a string, coerced: true/yes/false/no (any case), integer, decimal, else the string itself.
-             * @example debug
-             */
-            value: string;
-        };
         ConfigSetResult: {
             /**
              * @description The value after coercion, as stored; "********" for a secret.
@@ -791,7 +739,6 @@ export interface components {
              */
             key: string;
         };
-        ConfigShowInput: Record<string, never>;
         ConfigShowResult: {
             /**
              * @description The effective configuration tree; secrets that are set read "********".
@@ -809,36 +756,6 @@ export interface components {
             config: {
                 [key: string]: unknown;
             };
-        };
-        CreateApiKeyInput: {
-            /** @description Credits per UTC day (a call costs its tool's cost), beating the plan's. */
-            daily_limit?: number | null;
-            /** @description Days until the key expires; none: never. */
-            expires_in_days?: number | null;
-            /** @description Credits per UTC calendar month, beating the plan's. */
-            monthly_limit?: number | null;
-            /**
-             * @description A name to recognise the key by: no control characters, bidi controls or lone surrogates.
-             * @example ci-runner
-             */
-            name: string;
-            /** @description Plan: free (default), pro or unlimited. */
-            plan?: string;
-            /** @description Calls per rate-limit window (a second by default), beating the plan's. */
-            rate_limit?: number | null;
-            /**
-             * @description A named set of scopes, instead of `scopes`.
-             * @enum {string}
-             */
-            scope_template?: "read_only" | "standard" | "admin";
-            /**
-             * @description Scopes to grant: services:read, services:execute, admin:read, admin:write, '<resource>:*' or '*'.
-             * @example [
-             *       "services:read",
-             *       "services:execute"
-             *     ]
-             */
-            scopes?: string[];
         };
         CreatedApiKey: {
             /** @example 2025-01-01T12:00:00.000Z */
@@ -962,12 +879,11 @@ export interface components {
              */
             used: number;
         };
-        DoctorInput: {
-            /**
-             * @description When true, fixable issues are fixed, then every check runs again.
-             * @default false
-             */
-            fix: boolean;
+        DeletedPrincipal: {
+            /** @enum {boolean} */
+            deleted: true;
+            /** @example prn_5d0c3e8f1a2b4c6d7e8f9a0b1c2d3e4f */
+            id: string;
         };
         DoctorResult: {
             /** @description All checks run, in a stable order. */
@@ -990,23 +906,6 @@ export interface components {
              * @example Not authenticated
              */
             detail: string;
-        };
-        GreetInput: {
-            /**
-             * @description Name to greet.
-             * @example Alice
-             */
-            name: string;
-            /**
-             * @description When true, the greeting is uppercase.
-             * @default false
-             */
-            shout: boolean;
-            /**
-             * @description Repetition count, echoed back; the message itself is not repeated.
-             * @default 1
-             */
-            times: number;
         };
         GreetResult: {
             /**
@@ -1194,7 +1093,7 @@ export interface components {
             };
         };
         PrincipalView: {
-            /** @description The token's `client_id` (else `azp`). */
+            /** @description The client of its last token seen (`client_id`, else `azp`), as of its last sight; a principal is one subject whatever its clients. */
             client_id: string | null;
             daily_limit: number | null;
             enabled: boolean;
@@ -1210,6 +1109,13 @@ export interface components {
             /** @description Its plan: the one an operator set, else the one its last token named (OAUTH_PLAN_CLAIM), else OAUTH_DEFAULT_PLAN. */
             plan: string;
             rate_limit: number | null;
+            /**
+             * @description Every scope its tokens have carried: a caller must hold them all to change or delete it. null: none seen yet, which counts as `*`.
+             * @example [
+             *       "services:execute"
+             *     ]
+             */
+            scopes: string[] | null;
             /** @description The token's `sub`. */
             subject: string;
         };
@@ -1256,14 +1162,6 @@ export interface components {
             id: string;
             /** @enum {string} */
             status: "revoked";
-        };
-        RotateApiKeyInput: {
-            /**
-             * @description Seconds the previous secret keeps working (0: none, at most a week).
-             * @default 0
-             * @example 3600
-             */
-            grace_seconds: number;
         };
         StatusCountView: {
             /** @example 12 */
@@ -1422,57 +1320,6 @@ export interface components {
             /** @description By calls, then credits, most first. */
             tools: components["schemas"]["TopToolView"][];
         };
-        UpdateApiKeyInput: {
-            /**
-             * @description Credits per UTC day, beating the plan's; null: the plan's.
-             * @example 500
-             */
-            daily_limit?: number | null;
-            /**
-             * @description false: the key gets 401 until enabled again.
-             * @example false
-             */
-            enabled?: boolean;
-            /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
-            monthly_limit?: number | null;
-            /**
-             * @description A new name: no control characters, bidi controls or lone surrogates.
-             * @example ci-runner-2
-             */
-            name?: string;
-            /** @description Plan: free, pro or unlimited. */
-            plan?: string;
-            /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
-            rate_limit?: number | null;
-            /**
-             * @description The scopes the key holds from now on (replacing its current ones).
-             * @example [
-             *       "services:execute"
-             *     ]
-             */
-            scopes?: string[];
-        };
-        UpdatePrincipalInput: {
-            /**
-             * @description Credits per UTC day, beating the plan's; null: the plan's.
-             * @example 500
-             */
-            daily_limit?: number | null;
-            /**
-             * @description false: the principal's tokens get 401 until it is enabled again.
-             * @example false
-             */
-            enabled?: boolean;
-            /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
-            monthly_limit?: number | null;
-            /**
-             * @description Plan (free, pro, unlimited or the operator's); null: the plan its tokens name, else OAUTH_DEFAULT_PLAN.
-             * @example pro
-             */
-            plan?: string | null;
-            /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
-            rate_limit?: number | null;
-        };
         UsageSumView: {
             /** @example 3600 */
             calls: number;
@@ -1566,86 +1413,182 @@ export interface components {
     };
     responses: never;
     parameters: never;
-    requestBodies: never;
+    requestBodies: {
+        ConfigGetInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Dot-separated configuration path, such as `logging.level` or `server`.
+                     * @example logging.level
+                     */
+                    key: string;
+                };
+            };
+        };
+        ConfigSetInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Dot-separated configuration path, such as `logging.level` or `server`.
+                     * @example logging.level
+                     */
+                    key: string;
+                    /**
+                     * @description The new value as a string, coerced: true/yes/false/no (any case), integer, decimal, else the string itself.
+                     * @example debug
+                     */
+                    value: string;
+                };
+            };
+        };
+        ConfigShowInput: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        CreateApiKeyInput: {
+            content: {
+                "application/json": {
+                    /** @description Credits per UTC day (a call costs its tool's cost), beating the plan's. */
+                    daily_limit?: number | null;
+                    /** @description Days until the key expires; none: never. */
+                    expires_in_days?: number | null;
+                    /** @description Credits per UTC calendar month, beating the plan's. */
+                    monthly_limit?: number | null;
+                    /**
+                     * @description A name to recognise the key by: no control characters, bidi controls or lone surrogates.
+                     * @example ci-runner
+                     */
+                    name: string;
+                    /** @description Plan: free (default), pro or unlimited. */
+                    plan?: string;
+                    /** @description Calls per rate-limit window (a second by default), beating the plan's. */
+                    rate_limit?: number | null;
+                    /**
+                     * @description A named set of scopes, instead of `scopes`.
+                     * @enum {string}
+                     */
+                    scope_template?: "read_only" | "standard" | "admin";
+                    /**
+                     * @description Scopes to grant: services:read, services:execute, admin:read, admin:write, '<resource>:*' or '*'.
+                     * @example [
+                     *       "services:read",
+                     *       "services:execute"
+                     *     ]
+                     */
+                    scopes?: string[];
+                };
+            };
+        };
+        DoctorInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description When true, fixable issues are fixed, then every check runs again.
+                     * @default false
+                     */
+                    fix?: boolean;
+                };
+            };
+        };
+        GreetInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Name to greet.
+                     * @example Alice
+                     */
+                    name: string;
+                    /**
+                     * @description When true, the greeting is uppercase.
+                     * @default false
+                     */
+                    shout?: boolean;
+                    /**
+                     * @description Repetition count, echoed back; the message itself is not repeated.
+                     * @default 1
+                     */
+                    times?: number;
+                };
+            };
+        };
+        RotateApiKeyInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds the previous secret keeps working (0: none, at most a week).
+                     * @default 0
+                     * @example 3600
+                     */
+                    grace_seconds?: number;
+                };
+            };
+        };
+        UpdateApiKeyInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Credits per UTC day, beating the plan's; null: the plan's.
+                     * @example 500
+                     */
+                    daily_limit?: number | null;
+                    /**
+                     * @description false: the key gets 401 until enabled again.
+                     * @example false
+                     */
+                    enabled?: boolean;
+                    /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
+                    monthly_limit?: number | null;
+                    /**
+                     * @description A new name: no control characters, bidi controls or lone surrogates.
+                     * @example ci-runner-2
+                     */
+                    name?: string;
+                    /** @description Plan: free, pro or unlimited. */
+                    plan?: string;
+                    /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
+                    rate_limit?: number | null;
+                    /**
+                     * @description The scopes the key holds from now on (replacing its current ones).
+                     * @example [
+                     *       "services:execute"
+                     *     ]
+                     */
+                    scopes?: string[];
+                };
+            };
+        };
+        UpdatePrincipalInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Credits per UTC day, beating the plan's; null: the plan's.
+                     * @example 500
+                     */
+                    daily_limit?: number | null;
+                    /**
+                     * @description false: the principal's tokens get 401 until it is enabled again.
+                     * @example false
+                     */
+                    enabled?: boolean;
+                    /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
+                    monthly_limit?: number | null;
+                    /**
+                     * @description Plan (free, pro, unlimited or the operator's); null: the plan its tokens name, else OAUTH_DEFAULT_PLAN.
+                     * @example pro
+                     */
+                    plan?: string | null;
+                    /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
+                    rate_limit?: number | null;
+                };
+            };
+        };
+    };
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getProtectedResourceMetadata: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
-                };
-            };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    getMcpProtectedResourceMetadata: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
-                };
-            };
-            /** @description No such resource. */
-            404: {
-                headers: {
-                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "API key not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
     searchApiKeys: {
         parameters: {
             query?: {
@@ -1728,7 +1671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -1890,7 +1833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -2015,7 +1958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -2178,7 +2121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -2303,7 +2246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -2428,7 +2371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -2553,7 +2496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -2712,7 +2655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -2872,7 +2815,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -3032,7 +2975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -3194,7 +3137,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -3283,11 +3226,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateApiKeyInput"];
-            };
-        };
+        requestBody: components["requestBodies"]["CreateApiKeyInput"];
         responses: {
             201: {
                 headers: {
@@ -3358,7 +3297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -3517,7 +3456,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -3666,7 +3605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -3779,11 +3718,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["UpdateApiKeyInput"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdateApiKeyInput"];
         responses: {
             200: {
                 headers: {
@@ -3850,7 +3785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -3888,7 +3823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
                     /** @description Requests allowed in the window. */
@@ -4017,11 +3952,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["RotateApiKeyInput"];
-            };
-        };
+        requestBody?: components["requestBodies"]["RotateApiKeyInput"];
         responses: {
             201: {
                 headers: {
@@ -4092,7 +4023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -4130,7 +4061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
                     /** @description Requests allowed in the window. */
@@ -4328,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -4621,7 +4552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -4748,7 +4679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -4852,6 +4783,177 @@ export interface operations {
             };
         };
     };
+    deletePrincipal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedPrincipal"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the window. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     updatePrincipal: {
         parameters: {
             query?: never;
@@ -4861,11 +4963,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["UpdatePrincipalInput"];
-            };
-        };
+        requestBody?: components["requestBodies"]["UpdatePrincipalInput"];
         responses: {
             200: {
                 headers: {
@@ -4932,7 +5030,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -5146,7 +5244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -5647,7 +5745,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
                     /** @description Requests allowed in the window. */
@@ -5778,7 +5876,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -5866,17 +5964,11 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
                 "Idempotency-Key"?: string;
-                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-                Prefer?: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ConfigGetInput"];
-            };
-        };
+        requestBody: components["requestBodies"]["ConfigGetInput"];
         responses: {
             /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
             200: {
@@ -5911,41 +6003,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigGetResult"];
-                };
-            };
-            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-            202: {
-                headers: {
-                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-                    Location?: string;
-                    /** @description What this call cost, in credits (on a counted answer). */
-                    "X-Quota-Cost"?: number;
-                    /** @description Credits a UTC day (absent when the key has no daily limit). */
-                    "X-Quota-Limit"?: number;
-                    /** @description Credits a UTC month (only with a monthly limit). */
-                    "X-Quota-Monthly-Limit"?: number;
-                    /** @description Credits left this month (only with a monthly limit). */
-                    "X-Quota-Monthly-Remaining"?: number;
-                    /** @description Credits counted this month (only with a monthly limit). */
-                    "X-Quota-Monthly-Used"?: number;
-                    /** @description Credits left today (absent when the key has no daily limit). */
-                    "X-Quota-Remaining"?: number;
-                    /** @description Seconds until the next UTC midnight. */
-                    "X-Quota-Reset"?: number;
-                    /** @description Credits counted today, this call included. */
-                    "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvocationView"];
                 };
             };
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
@@ -6053,7 +6110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -6107,7 +6164,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
                     /** @description What this call cost, in credits (on a counted answer). */
@@ -6307,17 +6364,11 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
                 "Idempotency-Key"?: string;
-                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-                Prefer?: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ConfigSetInput"];
-            };
-        };
+        requestBody: components["requestBodies"]["ConfigSetInput"];
         responses: {
             /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
             200: {
@@ -6352,41 +6403,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigSetResult"];
-                };
-            };
-            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-            202: {
-                headers: {
-                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-                    Location?: string;
-                    /** @description What this call cost, in credits (on a counted answer). */
-                    "X-Quota-Cost"?: number;
-                    /** @description Credits a UTC day (absent when the key has no daily limit). */
-                    "X-Quota-Limit"?: number;
-                    /** @description Credits a UTC month (only with a monthly limit). */
-                    "X-Quota-Monthly-Limit"?: number;
-                    /** @description Credits left this month (only with a monthly limit). */
-                    "X-Quota-Monthly-Remaining"?: number;
-                    /** @description Credits counted this month (only with a monthly limit). */
-                    "X-Quota-Monthly-Used"?: number;
-                    /** @description Credits left today (absent when the key has no daily limit). */
-                    "X-Quota-Remaining"?: number;
-                    /** @description Seconds until the next UTC midnight. */
-                    "X-Quota-Reset"?: number;
-                    /** @description Credits counted today, this call included. */
-                    "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvocationView"];
                 };
             };
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
@@ -6494,7 +6510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -6548,7 +6564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
                     /** @description What this call cost, in credits (on a counted answer). */
@@ -6748,17 +6764,11 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
                 "Idempotency-Key"?: string;
-                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-                Prefer?: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["ConfigShowInput"];
-            };
-        };
+        requestBody?: components["requestBodies"]["ConfigShowInput"];
         responses: {
             /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
             200: {
@@ -6793,41 +6803,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigShowResult"];
-                };
-            };
-            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-            202: {
-                headers: {
-                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-                    Location?: string;
-                    /** @description What this call cost, in credits (on a counted answer). */
-                    "X-Quota-Cost"?: number;
-                    /** @description Credits a UTC day (absent when the key has no daily limit). */
-                    "X-Quota-Limit"?: number;
-                    /** @description Credits a UTC month (only with a monthly limit). */
-                    "X-Quota-Monthly-Limit"?: number;
-                    /** @description Credits left this month (only with a monthly limit). */
-                    "X-Quota-Monthly-Remaining"?: number;
-                    /** @description Credits counted this month (only with a monthly limit). */
-                    "X-Quota-Monthly-Used"?: number;
-                    /** @description Credits left today (absent when the key has no daily limit). */
-                    "X-Quota-Remaining"?: number;
-                    /** @description Seconds until the next UTC midnight. */
-                    "X-Quota-Reset"?: number;
-                    /** @description Credits counted today, this call included. */
-                    "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvocationView"];
                 };
             };
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
@@ -6935,7 +6910,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -6951,7 +6926,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
                     /** @description What this call cost, in credits (on a counted answer). */
@@ -7157,11 +7132,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["DoctorInput"];
-            };
-        };
+        requestBody?: components["requestBodies"]["DoctorInput"];
         responses: {
             /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
             200: {
@@ -7338,7 +7309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -7354,7 +7325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
                     /** @description What this call cost, in credits (on a counted answer). */
@@ -7554,17 +7525,11 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first answer (tool ran) is kept 24 hours and replayed to a repeat with the same body, with `Idempotent-Replayed: true`, not counted against the quota. 1 to 255 visible ASCII characters, for example `order-4711-greet`: a new value for each new call. */
                 "Idempotency-Key"?: string;
-                /** @description `respond-async` runs the call in the background: 202 with `Location` (`/api/v1/invocations/<id>`); `respond-async, wait=N` waits up to N seconds (60 at most) for it first. */
-                Prefer?: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GreetInput"];
-            };
-        };
+        requestBody: components["requestBodies"]["GreetInput"];
         responses: {
             /** @description The tool ran (or, with `Idempotent-Replayed: true`, its kept answer). */
             200: {
@@ -7599,41 +7564,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GreetResult"];
-                };
-            };
-            /** @description Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`. */
-            202: {
-                headers: {
-                    /** @description Where the call is followed: `/api/v1/invocations/<id>`. */
-                    Location?: string;
-                    /** @description What this call cost, in credits (on a counted answer). */
-                    "X-Quota-Cost"?: number;
-                    /** @description Credits a UTC day (absent when the key has no daily limit). */
-                    "X-Quota-Limit"?: number;
-                    /** @description Credits a UTC month (only with a monthly limit). */
-                    "X-Quota-Monthly-Limit"?: number;
-                    /** @description Credits left this month (only with a monthly limit). */
-                    "X-Quota-Monthly-Remaining"?: number;
-                    /** @description Credits counted this month (only with a monthly limit). */
-                    "X-Quota-Monthly-Used"?: number;
-                    /** @description Credits left today (absent when the key has no daily limit). */
-                    "X-Quota-Remaining"?: number;
-                    /** @description Seconds until the next UTC midnight. */
-                    "X-Quota-Reset"?: number;
-                    /** @description Credits counted today, this call included. */
-                    "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvocationView"];
                 };
             };
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
@@ -7741,7 +7671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The key lacks the scope this operation needs. */
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
             403: {
                 headers: {
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
@@ -7757,7 +7687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, or the configuration key is pinned by the environment. */
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
                     /** @description What this call cost, in credits (on a counted answer). */
