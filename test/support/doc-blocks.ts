@@ -31,7 +31,7 @@ const COMPILED_BY = /<!-- compiled by ([\w./-]+) -->\s*$/;
 /** The ```ts and ```typescript blocks of a markdown text, indented ones (in lists) included. */
 export function blocksOf(page: string, markdown: string): Block[] {
   const blocks: Block[] = [];
-  const fence = /^( *)(`{3,})(ts|typescript)[^\S\n]*[^\n`]*\n([\s\S]*?)^ *\2`*[^\S\n]*$/gm;
+  const fence = /^( *)(`{3,})(ts|typescript)(?![\w-])[^\S\n]*[^\n`]*\n([\s\S]*?)^ *\2`*[^\S\n]*$/gm;
   for (const match of markdown.matchAll(fence)) {
     const [, indent, , , body] = match;
     const code = body
