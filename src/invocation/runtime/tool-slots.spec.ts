@@ -111,6 +111,20 @@ describe('ToolSlots: capacity and the fair share of a tool', () => {
     expect(slots.reserve('t', TOOL, 'b')).toBe('capacity');
   });
 
+  it('keeps counting a caller that holds calls while many others come and go', () => {
+    const slots = new ToolSlots();
+    const [a1] = take(slots, 'a', 2);
+    // More callers than a tool remembers idle: those holding nothing are forgotten, a is not.
+    for (let i = 0; i < 1_200; i++) take(slots, `passer-${i}`, 1)[0].release();
+    take(slots, 'b', 1);
+    take(slots, 'a', 1);
+    const [aWaiting] = take(slots, 'a', 1);
+    const [bWaiting] = take(slots, 'b', 1);
+    // a holds two slots once a1 ends, b one: the slot goes to b, the caller holding fewer.
+    a1.release();
+    expect([bWaiting.queued, aWaiting.queued]).toEqual([false, true]);
+  });
+
   it('gives a place in the queue back when its call gives up waiting', async () => {
     const slots = new ToolSlots();
     take(slots, 'a', 12);

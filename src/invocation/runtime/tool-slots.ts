@@ -6,20 +6,25 @@ import type { ToolRuntimeSettings } from '../../tools/tool.registry';
 /** What admission to a tool weighs: its slots, its queue, and one caller's share of each. */
 export type ToolCapacity = Pick<ToolRuntimeSettings, 'concurrency' | 'queue' | 'perCallerShare'>;
 
-/** One caller's calls of one tool on this instance; dropped with its last call. */
+/** One caller's calls of one tool on this instance. */
 class CallerHold {
   slots = 0;
   waiting = 0;
-
-  constructor(readonly caller: string) {}
 }
+
+/** How many callers a tool's lane remembers, at least, before it forgets those holding nothing. */
+const IDLE_CALLERS = 1_000;
 
 /** A tool's calls on this instance: how many hold a slot, and those waiting for one, in order. */
 class Lane {
   /** Tickets holding a slot: reserved, running, or abandoned by their call but not yet settled. */
   holding = 0;
   readonly waiting: Ticket[] = [];
-  /** By caller, what each holds now. */
+  /**
+   * By caller, what each holds now. A caller stays after its last call (forgetting it at once
+   * would cost every call of a tool nobody waits for an insertion and a deletion): idle callers
+   * are forgotten when there are many (ToolSlots.remember).
+   */
   readonly callers = new Map<string, CallerHold>();
   /** Callers with at least one call in `waiting`. */
   waitingCallers = 0;
@@ -134,7 +139,7 @@ export class ToolSlots {
     lane.capacity = capacity;
     let hold = lane.callers.get(caller);
     if (lane.holding < capacity.concurrency && lane.waiting.length === 0) {
-      if (!hold) lane.callers.set(caller, (hold = new CallerHold(caller)));
+      hold ??= this.remember(lane, caller);
       const ticket = new Ticket(lane, hold, this);
       lane.holding++;
       hold.slots++;
@@ -151,7 +156,7 @@ export class ToolSlots {
     ) {
       return 'capacity';
     }
-    if (!hold) lane.callers.set(caller, (hold = new CallerHold(caller)));
+    hold ??= this.remember(lane, caller);
     const ticket = new Ticket(lane, hold, this);
     if (hold.waiting++ === 0) lane.waitingCallers++;
     lane.waiting.push(ticket);
@@ -197,7 +202,20 @@ export class ToolSlots {
       if (at >= 0) lane.waiting.splice(at, 1);
       this.leftQueue(lane, hold);
     }
-    if (hold.slots === 0 && hold.waiting === 0) lane.callers.delete(hold.caller);
+  }
+
+  /** A caller's first call since it was forgotten; idle callers are forgotten when too many. */
+  private remember(lane: Lane, caller: string): CallerHold {
+    const { concurrency, queue } = lane.capacity;
+    // At least half of those remembered are idle then: each forgets many at a time.
+    if (lane.callers.size >= Math.max(IDLE_CALLERS, 2 * (concurrency + 2 * queue))) {
+      for (const [name, held] of lane.callers) {
+        if (held.slots === 0 && held.waiting === 0) lane.callers.delete(name);
+      }
+    }
+    const hold = new CallerHold();
+    lane.callers.set(caller, hold);
+    return hold;
   }
 
   private leftQueue(lane: Lane, hold: CallerHold): void {
