@@ -6,7 +6,15 @@
 export interface RequestScope {
   id?: string;
   caller?: CallerRef;
+  /** A tool call refused for a reason its status does not tell (its 503's), for the metrics. */
+  refused?: CapacityOutcome;
 }
+
+/**
+ * Why a tool call was answered 503 without running: its tool was full (`capacity`), or its caller
+ * held its fair share of the tool while others wanted it (`fair_share`).
+ */
+export type CapacityOutcome = 'capacity' | 'fair_share';
 
 /** Enough of a caller to name it in a log line or an audit entry: a key or an OAuth principal. */
 export interface CallerRef {

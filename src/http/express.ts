@@ -65,6 +65,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         status: res.statusCode,
         seconds: Number(process.hrtime.bigint() - started) / 1e9,
         keyed: (req as RequestScope).caller !== undefined,
+        refused: (req as RequestScope).refused,
       }),
     );
     next();

@@ -132,6 +132,7 @@ function count(plumbing: HttpPlumbing, request: FastifyRequest, reply: FastifyRe
     status: reply.statusCode,
     seconds: reply.elapsedTime / 1000,
     keyed: (request as unknown as RequestScope).caller !== undefined,
+    refused: (request as unknown as RequestScope).refused,
   });
 }
 

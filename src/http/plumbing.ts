@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CapacityOutcome } from '../common/request-scope';
 import type { Settings } from '../settings/settings';
 import type { Refusal } from './body';
 import type { CorsDelegate } from './cors';
@@ -15,6 +16,8 @@ export interface AnsweredRequest {
   seconds: number;
   /** Whether a key had authenticated the request (a 429 of a key, not of the failed-auth limiter). */
   keyed: boolean;
+  /** A tool call's 503 without running: the tool was full, or its caller held its fair share. */
+  refused?: CapacityOutcome;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { DiscoveryService } from '@nestjs/core';
 import type { Caller } from '../auth/caller';
+import type { CapacityOutcome } from '../common/request-scope';
 import type { ResourceName } from '../auth/protected-resource';
 import type { WantedScope } from '../auth/scopes';
 import type { Charge } from '../limits/accounting';
@@ -66,9 +67,11 @@ export interface Decisions {
   budget?: Claim;
   /**
    * The tool call's place at its tool (admission): a slot or a place in its queue, taken before
-   * the call is charged its quota and given back on any refusal; none: the tool is at capacity.
+   * the call is charged its quota and given back on any refusal; none: `noPlace` says why.
    */
   ticket?: Ticket;
+  /** Why admission found the tool call no place: the tool is full, or its caller has its share. */
+  noPlace?: CapacityOutcome;
   /** Headers the answer carries, success or not: X-RateLimit-*, X-Quota-*. */
   headers: Record<string, string | number>;
 }
@@ -114,11 +117,17 @@ export const PipelineStep = DiscoveryService.createDecorator<{ order: number }>(
 export const STEP_ORDER = {
   authenticate: 100,
   scope: 200,
-  /** A tool call's slot or place in the queue, taken (never refused) before anything is charged. */
+  /**
+   * A tool call's slot or place in the queue, within its caller's fair share, taken (never
+   * refused) before anything is charged.
+   */
   admission: 250,
   rateLimit: 300,
   idempotency: 400,
-  /** A tool call without a slot or a place in the queue: 503, charged its rate only. */
+  /**
+   * A tool call without a slot or a place in the queue (the tool full, or its caller past its
+   * fair share): 503, charged its rate only.
+   */
   capacity: 450,
   quota: 500,
 } as const;

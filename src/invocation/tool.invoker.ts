@@ -30,6 +30,7 @@ import { ClientWatch, deadlinePassed, ToolActor, ToolExecution } from './runtime
 import { invocationLocation, invocationView } from './runtime/invocation.view';
 import { LongCalls, newInvocationId } from './runtime/long-calls';
 import { preferences } from './runtime/prefer';
+import { AtCapacity } from './steps/capacity.step';
 
 /**
  * The runtime of a tool call, one for every transport: the pipeline's steps (authentication,
@@ -98,6 +99,9 @@ export class ToolInvoker extends ToolRunner {
       (res as { status(code: number): unknown }).status(202);
       this.exchange.setHeader(res, 'Location', invocationLocation(body.record.id));
       return invocationView(body.record);
+    } catch (error) {
+      if (error instanceof AtCapacity) request.refused = error.reason;
+      throw error;
     } finally {
       request.caller = answer.caller;
       this.exchange.setHeaders(res, answer.headers);
@@ -149,7 +153,8 @@ export class ToolInvoker extends ToolRunner {
         if (error instanceof ApiError) rateHeaders(error.headers, answer.headers);
       }
       if (status === 429) this.metrics?.observeRateLimited('key');
-      this.metrics?.observeToolCall(tool.name, status);
+      const refused = error instanceof AtCapacity ? error.reason : undefined;
+      this.metrics?.observeToolCall(tool.name, status, refused);
       throw error;
     } finally {
       caller.onAnswer?.(answer);

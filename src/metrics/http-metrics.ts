@@ -16,7 +16,7 @@ export function requestCounter(
   tools: ToolRegistry,
 ): (answer: AnsweredRequest) => void {
   const logger = new Logger('Metrics');
-  return ({ method, route, status, seconds, keyed }) => {
+  return ({ method, route, status, seconds, keyed, refused }) => {
     try {
       metrics.observeRequest(method, route, status, seconds);
       if (status === 429) metrics.observeRateLimited(keyed ? 'key' : 'auth');
@@ -24,7 +24,7 @@ export function requestCounter(
         method === 'POST' && route.startsWith(TOOL_ROUTE)
           ? route.slice(TOOL_ROUTE.length)
           : undefined;
-      if (tool !== undefined && tools.get(tool)) metrics.observeToolCall(tool, status);
+      if (tool !== undefined && tools.get(tool)) metrics.observeToolCall(tool, status, refused);
     } catch (error) {
       logger.error({ err: error }, 'Could not count a request');
     }

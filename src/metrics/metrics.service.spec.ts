@@ -45,6 +45,20 @@ describe('MetricsService', () => {
     expect(await value(registry, 'quota_rejections_total', { tool: 'greet' })).toBe(1);
   });
 
+  it('counts a 503 of capacity or of a fair share under its own outcome, still a 5xx', async () => {
+    const registry = new Registry();
+    const metrics = new MetricsService(registry);
+    metrics.observeToolCall('greet', 503, 'capacity');
+    metrics.observeToolCall('greet', 503, 'fair_share');
+    metrics.observeToolCall('greet', 503, 'fair_share');
+    const count = (outcome: string) =>
+      value(registry, 'tool_calls_total', { tool: 'greet', outcome });
+    expect([await count('capacity'), await count('fair_share'), await count('error')]).toEqual([
+      1, 2, 0,
+    ]);
+    expect(await value(registry, 'tool_failures_total', { tool: 'greet' })).toBe(3);
+  });
+
   it('shows both rate-limit kinds from the start, at zero', async () => {
     const registry = new Registry();
     new MetricsService(registry);

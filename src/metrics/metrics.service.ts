@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CapacityOutcome } from '../common/request-scope';
 
 /** How a tool call ended, from its status code: a small fixed set, fit for a label. */
 export type ToolOutcome =
@@ -10,7 +11,8 @@ export type ToolOutcome =
   | 'rate_limited'
   | 'quota_exceeded'
   | 'client_error'
-  | 'error';
+  | 'error'
+  | CapacityOutcome;
 
 const OUTCOME_BY_STATUS: Record<number, ToolOutcome> = {
   400: 'invalid_request',
@@ -64,7 +66,7 @@ export class MetricsService {
     });
     this.toolCalls = new Counter({
       name: 'tool_calls_total',
-      help: 'Calls of each tool, by outcome (success, invalid_request, unauthenticated, forbidden, rate_limited, quota_exceeded, client_error, error).',
+      help: 'Calls of each tool, by outcome (success, invalid_request, unauthenticated, forbidden, rate_limited, quota_exceeded, client_error, error; capacity and fair_share: 503s of a full tool and of a caller past its share).',
       labelNames: ['tool', 'outcome'],
       registers,
     });
@@ -88,7 +90,7 @@ export class MetricsService {
     });
     this.capacityRejections = new Counter({
       name: 'tool_capacity_rejections_total',
-      help: 'Tool calls refused because the tool had no free slot and its queue was full (503).',
+      help: 'Tool calls refused because the tool had no free slot and its queue was full, or their caller held its fair share of it (503).',
       labelNames: ['tool'],
       registers,
     });
@@ -114,11 +116,14 @@ export class MetricsService {
     this.duration.observe(labels, seconds);
   }
 
-  /** One tool call, whatever the transport (HTTP or MCP), by the status it was answered with. */
-  observeToolCall(tool: string, status: number): void {
-    const outcome = toolOutcome(status);
+  /**
+   * One tool call, whatever the transport (HTTP or MCP), by the status it was answered with, or
+   * by the outcome its status does not tell (a 503 at capacity or past a fair share).
+   */
+  observeToolCall(tool: string, status: number, refused?: CapacityOutcome): void {
+    const outcome = refused ?? toolOutcome(status);
     this.toolCalls.inc({ tool, outcome });
-    if (outcome === 'error') this.toolFailures.inc({ tool });
+    if (status >= 500) this.toolFailures.inc({ tool });
     if (outcome === 'quota_exceeded') this.quotaRejections.inc({ tool });
   }
 

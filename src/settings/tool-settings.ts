@@ -5,20 +5,27 @@ export interface ToolOverrides {
   timeoutMs?: number;
   concurrency?: number;
   queue?: number;
+  /** The fraction of the tool's slots and queue one caller may hold while others want the tool. */
+  perCallerShare?: number;
 }
 
-/** The section's fields, as written in the file, and the least each takes. */
+/**
+ * The section's fields, as written in the file: whole numbers from `min`, or a fraction of
+ * (0, 1].
+ */
 const FIELDS = {
   timeout_ms: { name: 'timeoutMs', min: 1 },
   concurrency: { name: 'concurrency', min: 1 },
   queue: { name: 'queue', min: 0 },
+  per_caller_share: { name: 'perCallerShare', fraction: true },
 } as const;
 
 /**
- * CONFIG_FILE's `tools:` section: per tool, `timeout_ms`, `concurrency` and `queue`, overriding
- * what the tool declares. An operator's section, like `limits:`: not part of the configuration
- * tree the `config_*` tools read and set. Whether each name is a tool is checked once the tools
- * are known (ToolRegistry): a typo stops the start instead of being ignored.
+ * CONFIG_FILE's `tools:` section: per tool, `timeout_ms`, `concurrency`, `queue` and
+ * `per_caller_share`, overriding what the tool declares (or the default). An operator's section,
+ * like `limits:`: not part of the configuration tree the `config_*` tools read and set. Whether
+ * each name is a tool is checked once the tools are known (ToolRegistry): a typo stops the start
+ * instead of being ignored.
  */
 export function toolOverridesFromFile(
   configFile: string | undefined,
@@ -42,14 +49,25 @@ export function toolOverridesFromFile(
           `Invalid CONFIG_FILE: tools.${tool}.${field} is not a setting (expected ${Object.keys(FIELDS).join(', ')})`,
         );
       }
-      if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < known.min) {
-        throw new SettingsError(
-          `Invalid CONFIG_FILE: tools.${tool}.${field} must be a whole number >= ${known.min}`,
-        );
-      }
-      own[known.name] = raw;
+      own[known.name] = checked(`tools.${tool}.${field}`, known, raw);
     }
     overrides[tool] = own;
   }
   return overrides;
+}
+
+/** A field's value as the file gives it, or the one line that stops the start. */
+function checked(where: string, field: { fraction: true } | { min: number }, raw: unknown): number {
+  if ('fraction' in field) {
+    if (typeof raw !== 'number' || !(raw > 0 && raw <= 1)) {
+      throw new SettingsError(
+        `Invalid CONFIG_FILE: ${where} must be a number greater than 0 and at most 1, got ${JSON.stringify(raw) ?? String(raw)}`,
+      );
+    }
+    return raw;
+  }
+  if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < field.min) {
+    throw new SettingsError(`Invalid CONFIG_FILE: ${where} must be a whole number >= ${field.min}`);
+  }
+  return raw;
 }

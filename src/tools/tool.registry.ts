@@ -13,6 +13,9 @@ import {
   TOOLS_PATH,
 } from './tool.decorator';
 
+/** A caller's share of a tool while others want it, unless `tools.<name>.per_caller_share` says. */
+export const DEFAULT_PER_CALLER_SHARE = 0.25;
+
 /** How the runtime runs a tool: its declaration, the operator's `tools:` section over it. */
 export interface ToolRuntimeSettings {
   timeoutMs: number;
@@ -20,6 +23,12 @@ export interface ToolRuntimeSettings {
   queue: number;
   cost: number;
   async: ToolAsyncMode;
+  /**
+   * The fraction of `concurrency` and of `queue` one caller may hold on an instance while another
+   * caller wants the tool (docs/long-running-calls.md). Only CONFIG_FILE's
+   * `tools.<name>.per_caller_share` sets it; default 0.25.
+   */
+  perCallerShare: number;
 }
 
 export interface RegisteredTool extends ToolDefinition {
@@ -83,6 +92,7 @@ export class ToolRegistry extends ToolCatalog implements OnModuleInit {
             queue: definition.queue ?? TOOL_DEFAULTS.queue,
             cost: definition.cost ?? TOOL_DEFAULTS.cost,
             async: definition.async ?? TOOL_DEFAULTS.async,
+            perCallerShare: DEFAULT_PER_CALLER_SHARE,
             ...this.settings.toolOverrides[definition.name],
           },
           inputSchema: jsonSchemaOf(definition.input),
