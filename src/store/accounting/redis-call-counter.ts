@@ -45,7 +45,7 @@ return replies
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** countCallsScript. */
+    /** COUNT_CALLS_SCRIPT. */
     tisCountCalls(
       record: string,
       bucket: string,
