@@ -39,7 +39,8 @@ Environment (also read from .env in the working directory; the environment wins)
   REDIS_SENTINEL_PASSWORD   or a master through Sentinels, or a Redis Cluster, as the server's
   REDIS_KEY_PREFIX      namespace of the Redis keys (default tis:)
   CONFIG_FILE           the server's YAML configuration (plans under limits:)
-  PLAN_<NAME>_DAILY_LIMIT, PLAN_<NAME>_MONTHLY_LIMIT, PLAN_<NAME>_RATE_LIMIT, DEFAULT_PLAN
+  PLAN_<NAME>_DAILY_LIMIT, PLAN_<NAME>_MONTHLY_LIMIT, PLAN_<NAME>_RATE_LIMIT,
+  PLAN_<NAME>_BURST, DEFAULT_PLAN
                         plans, as the server has them
   MCP_API_KEY           the key of 'mcp' when --key is not given
 Exit codes: 0 done, 1 failed (store unreachable, doctor found failures), 2 bad usage.`;

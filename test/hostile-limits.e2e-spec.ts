@@ -1,15 +1,22 @@
+import { Clock } from '../src/limits/clock';
 import { OverrideStore } from '../src/store/overrides/override.store';
 import { bearer, startApp, TestApp } from './support/app';
+import { FakeClock } from './support/fake-clock';
 import { RevokeSelfToolModule } from './support/revoking-tool.module';
 
 const INSUFFICIENT = { detail: 'Insufficient permissions for this operation.' };
 
 /** Regression tests: a key cannot out-spend its rate limit over MCP, nor mint or revoke beyond itself. */
 describe('limits a hostile key cannot escape (e2e)', () => {
+  // Still: a key's bucket refills only when the test says, however slow the machine.
+  const clock = new FakeClock(new Date());
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startApp({ imports: [RevokeSelfToolModule] });
+    t = await startApp({
+      imports: [RevokeSelfToolModule],
+      configure: (b) => b.overrideProvider(Clock).useValue(clock),
+    });
   });
   afterAll(() => t.close());
 

@@ -16,7 +16,7 @@
  * from the REST body generators (support/fuzz/bodies.ts), `_meta` small, at the 64-entry limit,
  * huge, nested, not an object, with own `__proto__` keys, idempotency keys valid (never sent
  * twice) and not; and headers: Accept, MCP-Protocol-Version, Content-Type, Origin, and callers with
- * the main key, a small key (30 messages a window, 5 calls a day: 429s and 402s), a read-only key, a
+ * the main key, a small key (30 messages in all, 5 calls a day: 429s and 402s), a read-only key, a
  * key that may call greet only, a bad key, none, two Authorization headers. And the 2026-07-28
  * revision: the envelope in `_meta` (right, wrong, junk), MCP-Protocol-Version, Mcp-Method and
  * Mcp-Name agreeing with the body or not, server/discover and the tasks methods.
@@ -27,6 +27,8 @@
  * it tests the protocol and the counting, not the store.
  */
 import fc from 'fast-check';
+import { Clock } from '../src/limits/clock';
+import { FakeClock } from './support/fake-clock';
 import type { Outcome } from './support/fuzz/client';
 import { Fuzzer } from './support/fuzz/harness';
 import { MAIN_RATE_LIMIT, McpAccounts } from './support/fuzz/mcp-accounts';
@@ -44,14 +46,14 @@ import {
   persona,
 } from './support/fuzz/mcp';
 
-/** A window longer than the suite: a key's rate budget only ever falls, so every count is exact. */
-const RATE_WINDOW_MS = String(6 * 3600 * 1000);
+/** The service's clock stands still: a key's rate bucket only ever falls, so every count is exact. */
+const clock = new FakeClock(new Date());
 
 describe('fuzzing POST /mcp (e2e)', () => {
-  const fuzzer = new Fuzzer({
-    RATE_LIMIT_WINDOW_MS: RATE_WINDOW_MS,
-    PLAN_UNLIMITED_RATE_LIMIT: String(MAIN_RATE_LIMIT),
-  });
+  const fuzzer = new Fuzzer(
+    { PLAN_UNLIMITED_RATE_LIMIT: String(MAIN_RATE_LIMIT) },
+    { configure: (b) => b.overrideProvider(Clock).useValue(clock) },
+  );
   const accounts = new McpAccounts(fuzzer);
   let sent = 0;
 

@@ -1,6 +1,9 @@
+import type { TestingModuleBuilder } from '@nestjs/testing';
 import type { Response } from 'supertest';
+import { Clock } from '../src/limits/clock';
 import { McpServerFactory } from '../src/mcp/mcp.server';
 import { bearer, startApp, TestApp, tempDataDir } from './support/app';
+import { FakeClock } from './support/fake-clock';
 
 /**
  * The lean path in front of the SDK's entry (src/mcp/mcp.lean.ts) against the SDK's entry alone
@@ -243,13 +246,16 @@ function facts(res: Response) {
 }
 
 describe('MCP: the lean path answers as the SDK entry does (e2e, differential)', () => {
+  // Still: both keys' rate buckets hold exactly what their calls left, however slow the machine.
+  const clock = new FakeClock(new Date());
+  const configure = (b: TestingModuleBuilder) => b.overrideProvider(Clock).useValue(clock);
   let lean: TestApp;
   let sdk: TestApp;
 
   beforeAll(async () => {
     const dataDir = tempDataDir();
-    lean = await startApp({ dataDir });
-    sdk = await startApp({ dataDir, env: { MCP_LEAN_PATH: 'false' } });
+    lean = await startApp({ dataDir, configure });
+    sdk = await startApp({ dataDir, env: { MCP_LEAN_PATH: 'false' }, configure });
   });
   afterAll(async () => {
     await lean.close();

@@ -39,13 +39,13 @@ describe('Redis Cluster: key layout and two instances (e2e)', () => {
     };
   }
 
-  it("keeps a key's record, quota and rate-limit counters in one slot", async () => {
+  it("keeps a key's record, quota and rate-limit bucket in one slot", async () => {
     const prefix = a.env.REDIS_KEY_PREFIX;
     const { key, id } = await a.createKeyWithId({ daily_limit: 5, rate_limit: 100 });
     expect((await greet(b, key)).status).toBe(200);
     const record = `${prefix}{${id}}:record`;
     const quota = `${prefix}{${id}}:quota:${utcDay(new Date())}`;
-    const rate = `${prefix}{${id}}:rate:default:hits`;
+    const rate = `${prefix}{${id}}:rate:default:bucket`;
     // All three exist where the layout says (the read of a plain cluster client follows MOVED).
     expect(await raw.exists(record, quota, rate)).toBe(3);
     expect(await raw.get(quota)).toBe('1');

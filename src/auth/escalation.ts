@@ -53,9 +53,9 @@ function cheaper(caller: Caller, plan: string, settings: Settings, tools: ToolCo
 
 /**
  * The one no-escalation rule: whether a grant goes beyond what the caller holds, a scope it lacks,
- * a daily, monthly or rate limit more generous than its own effective ones, or a plan on which
- * any registered tool costs less than on its own. Only the limits being set are compared, each on
- * its own: a plan by its limits, unless the grant sets that limit itself (a null limit falls back
+ * a daily, monthly or rate limit (or burst) more generous than its own effective ones, or a plan
+ * on which any registered tool costs less than on its own. Only the limits being set are compared,
+ * each on its own: a plan by its limits, unless the grant sets that limit itself (a null limit falls back
  * to the plan, `basePlan` when the grant names none); the prices of the plan the grant leaves in
  * force (`basePlan` when it names none: the default plan of a new key) always are.
  *
@@ -82,7 +82,9 @@ export function escalates(
   const monthly = monthlyBound(grant.monthly_limit ?? plan.monthly_limit, daily);
   const ownMonthly = monthlyBound(own.monthly_limit, own.daily_limit);
   if (sets('monthly_limit') && moreCredits(monthly, ownMonthly)) return true;
-  return sets('rate_limit') && (grant.rate_limit ?? plan.rate_limit) > own.rate_limit;
+  if (sets('rate_limit') && (grant.rate_limit ?? plan.rate_limit) > own.rate_limit) return true;
+  // A rate of the grant's own comes with a burst of that rate, a plan's rate with the plan's burst.
+  return sets('rate_limit') && (grant.rate_limit ?? plan.burst) > own.burst;
 }
 
 /**

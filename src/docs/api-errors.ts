@@ -46,9 +46,11 @@ const RETRY_AFTER = integerHeader('Seconds to wait before retrying.');
 
 export const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'Retry-After': RETRY_AFTER,
-  'X-RateLimit-Limit': integerHeader('Requests allowed in the window.'),
-  'X-RateLimit-Remaining': integerHeader('Requests left in the window.'),
-  'X-RateLimit-Reset': integerHeader('Seconds until the window resets.'),
+  'X-RateLimit-Limit': integerHeader('Requests per window: the rate the bucket refills at.'),
+  'X-RateLimit-Remaining': integerHeader('Whole requests the bucket holds now.'),
+  'X-RateLimit-Reset': integerHeader(
+    'Seconds until the bucket is full again (on a 429: until one request fits).',
+  ),
 };
 
 interface ErrorDoc {

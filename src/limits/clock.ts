@@ -1,11 +1,23 @@
-/** The time source of quota days; tests swap it to cross UTC midnight. */
+/**
+ * The time source of quota days and rate buckets; tests swap it to cross UTC midnight or to refill
+ * a bucket without waiting.
+ */
 export abstract class Clock {
   abstract now(): Date;
+
+  /** Milliseconds since the epoch. */
+  nowMs(): number {
+    return this.now().getTime();
+  }
 }
 
 export class SystemClock extends Clock {
   now(): Date {
     return new Date();
+  }
+
+  override nowMs(): number {
+    return Date.now();
   }
 }
 

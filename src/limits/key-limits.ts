@@ -27,15 +27,22 @@ export function planLimits(settings: Settings, name: string): PlanLimits {
 }
 
 /** What a key may spend: its own limits where it has them, its plan's otherwise. */
-export type EffectiveLimits = Pick<PlanLimits, 'daily_limit' | 'monthly_limit' | 'rate_limit'>;
+export type EffectiveLimits = Pick<
+  PlanLimits,
+  'daily_limit' | 'monthly_limit' | 'rate_limit' | 'burst'
+>;
 
-/** A key's own limits beat its plan's. */
+/**
+ * A key's own limits beat its plan's. A rate of its own comes with a burst of the same size: such
+ * a key may make its rate's worth of calls at once, as before plans had a burst.
+ */
 export function effectiveLimits(key: LimitedKey, settings: Settings): EffectiveLimits {
   const plan = planLimits(settings, key.plan);
   return {
     daily_limit: key.daily_limit ?? plan.daily_limit,
     monthly_limit: key.monthly_limit ?? plan.monthly_limit,
     rate_limit: key.rate_limit ?? plan.rate_limit,
+    burst: key.rate_limit ?? plan.burst,
   };
 }
 
@@ -64,10 +71,12 @@ export function keyRateStorageKey(keyId: string): string {
  * a client cannot double its rate by switching protocols.
  */
 export function keyRateBudget(key: LimitedKey, settings: Settings): KeyRateBudget {
+  const { rate_limit, burst } = effectiveLimits(key, settings);
   return {
     throttler: KEY_THROTTLER,
     storageKey: keyRateStorageKey(key.id),
-    ttlMs: settings.rateLimitWindowMs,
-    limit: effectiveLimits(key, settings).rate_limit,
+    windowMs: settings.rateLimitWindowMs,
+    rate: rate_limit,
+    burst,
   };
 }

@@ -1,7 +1,10 @@
 import { plural } from '../common/text';
 import { ApiError } from '../errors/api-error';
 
-/** Where a key's counter stands: the X-RateLimit-* headers of every answer it counted. */
+/**
+ * Where a key's rate limit stands: the X-RateLimit-* headers of every answer it counted (its rate,
+ * the whole calls its bucket holds now, the seconds until the bucket is full again).
+ */
 export function rateLimitState(limit: number, remaining: number, resetSeconds: number) {
   return {
     'X-RateLimit-Limit': limit,
@@ -26,8 +29,8 @@ export function rateLimitHeaders(limit: number, remaining: number, resetSeconds:
   return { 'Retry-After': wait, ...rateLimitState(limit, remaining, wait) };
 }
 
-function windowText(ttlMs: number): string {
-  return ttlMs === 1000 ? 'second' : plural(ttlMs / 1000, 'second');
+function windowText(windowMs: number): string {
+  return windowMs === 1000 ? 'second' : plural(windowMs / 1000, 'second');
 }
 
 /** `Retry after 1 second.`, `Retry after 30 seconds.`: the end of every refusal that says when. */
@@ -35,12 +38,20 @@ export function retryAfterText(seconds: number): string {
   return `Retry after ${plural(seconds, 'second')}.`;
 }
 
-/** The 429 of a key over its budget for the window, the same for REST and MCP. */
-export function rateLimitExceeded(limit: number, ttlMs: number, blockedSeconds: number): ApiError {
-  const wait = Math.max(1, blockedSeconds);
+/**
+ * The 429 of a key over its rate limit, the same for REST and MCP: `waitSeconds` until a call fits
+ * again (at least 1), `remaining` the calls left (fewer than a batch asked for, or none).
+ */
+export function rateLimitExceeded(
+  limit: number,
+  windowMs: number,
+  waitSeconds: number,
+  remaining = 0,
+): ApiError {
+  const wait = Math.max(1, waitSeconds);
   return new ApiError(
     429,
-    `Rate limit exceeded: ${plural(limit, 'request')} per ${windowText(ttlMs)}. ${retryAfterText(wait)}`,
-    rateLimitHeaders(limit, 0, wait),
+    `Rate limit exceeded: ${plural(limit, 'request')} per ${windowText(windowMs)}. ${retryAfterText(wait)}`,
+    rateLimitHeaders(limit, remaining, wait),
   );
 }

@@ -96,7 +96,7 @@ export async function openStore(
       keys: new RedisKeyStore(database),
       usage: new RedisUsageStore(database),
       rate,
-      counter: new RedisCallCounter(database.client, rate),
+      counter: new RedisCallCounter(database.client),
       idempotency: new RedisIdempotencyStore(database),
       audit: new RedisAuditStore(database),
       overrides: await RedisOverrideStore.open(database),

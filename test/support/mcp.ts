@@ -6,7 +6,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { ApiError } from '../../src/errors/api-error';
 import { StringField } from '../../src/validation/fields';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
-import { bearer, startApp, TestApp } from './app';
+import { bearer, startApp, TestApp, TestAppOptions } from './app';
 
 export const QUOTA_TEXT = /^Daily request limit exceeded \(2\/2\)\. Resets in \d+h \d+m\./;
 
@@ -58,10 +58,13 @@ export interface McpApp {
  * The app the MCP tests talk to: the fail tool mounted, one browser Origin allowed, listening on a
  * loopback port (the SDK's HTTP client needs a URL).
  */
-export async function startMcpApp(): Promise<McpApp> {
+export async function startMcpApp(
+  options: Pick<TestAppOptions, 'configure'> = {},
+): Promise<McpApp> {
   const t = await startApp({
     env: { MCP_ALLOWED_ORIGINS: 'https://agent.example' },
     imports: [FailToolModule],
+    ...options,
   });
   try {
     await t.app.listen(0, '127.0.0.1');

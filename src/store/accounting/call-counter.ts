@@ -1,27 +1,23 @@
 import { StoreUnavailableError } from '../store';
 import type { QuotaCharge, QuotaResult } from '../usage/usage.store';
-import type { ThrottlerStorageRecord } from '../rate/rate.store';
+import type { BucketDraw, KeyRateBudget } from '../rate/rate.store';
 
-/** A key's budget per rate-limit window (a second by default): where it is counted in the rate storage, and how many calls fit. */
-export interface KeyRateBudget {
-  throttler: string;
-  storageKey: string;
-  ttlMs: number;
-  limit: number;
-}
+export type { KeyRateBudget };
 
 /** One call to count: against the key's rate budget, then (when `quota` is given) its daily quota. */
 export interface CallCount {
   /** The key, with the revision of the record the call was decided on (a shared store's). */
   key: { id: string; revision?: number };
   budget: KeyRateBudget;
+  /** When the call is counted (ms since the epoch): the bucket refills by the callers' clock. */
+  nowMs: number;
   /** What to charge the call against its day's (and month's) credits, after the rate budget. */
   quota?: QuotaCharge;
 }
 
 export interface CallCounted {
-  /** The rate budget's answer, as @nestjs/throttler's storage gives it. */
-  rate: ThrottlerStorageRecord;
+  /** The rate budget's answer: one call drawn from the key's bucket, or refused. */
+  rate: BucketDraw;
   /** The quota's answer; absent when none was asked or the rate budget refused the call. */
   quota?: QuotaResult;
 }
@@ -42,7 +38,7 @@ export class KeyRecordChanged extends StoreUnavailableError {
  * The accounting concern of the store: counts a keyed call where its counters live, the rate
  * budget first (over it, nothing more is counted), then the daily quota when asked, in one step
  * of the store, so that on Redis a call costs one round trip (RedisCallCounter) and on SQLite the
- * rate window in memory and the quota in one group commit (LocalCallCounter).
+ * rate bucket in memory and the quota in one group commit (LocalCallCounter).
  */
 export abstract class CallCounter {
   abstract count(call: CallCount): Promise<CallCounted>;

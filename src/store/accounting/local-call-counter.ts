@@ -1,5 +1,4 @@
 import type { BudgetStorage } from '../rate/rate.store';
-import { UNTIL_WINDOW_ENDS } from '../rate/rate.store';
 import type { UsageStore } from '../usage/usage.store';
 import { CallCount, CallCounted, CallCounter } from './call-counter';
 
@@ -12,15 +11,9 @@ export class LocalCallCounter extends CallCounter {
     super();
   }
 
-  async count({ key, budget, quota }: CallCount): Promise<CallCounted> {
-    const rate = await this.storage.increment(
-      budget.storageKey,
-      budget.ttlMs,
-      budget.limit,
-      UNTIL_WINDOW_ENDS,
-      budget.throttler,
-    );
-    if (rate.isBlocked || !quota) return { rate };
+  async count({ key, budget, nowMs, quota }: CallCount): Promise<CallCounted> {
+    const rate = await this.storage.draw(budget, 1, nowMs);
+    if (!rate.taken || !quota) return { rate };
     return { rate, quota: await this.usage.consumeQuota(key.id, quota) };
   }
 }

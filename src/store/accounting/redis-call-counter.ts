@@ -1,8 +1,7 @@
 import type { Result } from 'ioredis';
 import { RedisClient, redisCall } from '../redis/redis.connection';
 import { RedisKeys } from '../redis/redis.keys';
-import { UNTIL_WINDOW_ENDS } from '../rate/rate.store';
-import { RedisRateStore, throttled, throttlerKeys } from '../rate/redis-rate.store';
+import { BUCKET_LUA, bucketDraw, bucketKey } from '../rate/redis-rate.store';
 import {
   chargeArguments,
   chargeKeys,
@@ -13,37 +12,29 @@ import { CallCount, CallCounted, CallCounter, KeyRecordChanged } from './call-co
 
 /**
  * The calls of one key counted in one step (CallCounter), each as if alone and in order: its
- * record's revision compared (a changed record counts nothing), then the library's script on the
- * key's rate budget (run as it is, as a function), then its charge against the day's (and the
- * month's) credits unless the budget refused the call. KEYS: the key's record, hits, blocked, the
- * day's counter, the month's, the day's tools hash. ARGV: throttler, ttl, the block duration
- * (UNTIL_WINDOW_ENDS: what is left of the window), then for each call: the revision it was decided
- * on, its rate limit, its daily limit ('' to leave the quota alone, -1 for none), its monthly limit
- * (-1: none), its cost, its tool.
- * Returns per call {-1} when the record changed, else the library's four values, then the
- * charge's four (consumeQuota's) when the quota was asked.
+ * record's revision compared (a changed record counts nothing), then one call drawn from the key's
+ * token bucket (BUCKET_LUA), then its charge against the day's (and the month's) credits unless the
+ * bucket refused the call. KEYS: the key's record, its bucket, the day's counter, the month's, the
+ * day's tools hash. ARGV: the rate window, then for each call: the revision it was decided on, its
+ * time, its rate, its burst, its daily limit ('' to leave the quota alone, -1 for none), its
+ * monthly limit (-1: none), its cost, its tool.
+ * Returns per call {-1} when the record changed, else the bucket's four values, then the charge's
+ * four (consumeQuota's) when the quota was asked.
  */
-function countCallsScript(throttleLua: string): string {
-  return `
-local function throttle(KEYS, ARGV)
-${throttleLua}
-end
+const COUNT_CALLS_SCRIPT = `
+${BUCKET_LUA}
 ${CONSUME_QUOTA_LUA}
 local record = redis.call('HMGET', KEYS[1], 'id', 'revision')
 local current = record[1] and (record[2] or '0')
+local window = tonumber(ARGV[1])
 local replies = {}
-local block = tonumber(ARGV[3])
-for i = 4, #ARGV, 6 do
+for i = 2, #ARGV, 8 do
   local reply = {-1}
   if ARGV[i] == current then
-    -- UNTIL_WINDOW_ENDS: a call over the limit blocks for what is left of the window.
-    if tonumber(ARGV[3]) <= 0 then
-      block = redis.call('PTTL', KEYS[2])
-      if block <= 0 then block = tonumber(ARGV[2]) end
-    end
-    reply = throttle({KEYS[2], KEYS[3]}, {ARGV[1], ARGV[2], ARGV[i + 1], block})
-    if reply[3] == 0 and ARGV[i + 2] ~= '' then
-      local quota = consumeQuota(KEYS[4], KEYS[5], KEYS[6], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5])
+    reply = drawBucket(KEYS[2], tonumber(ARGV[i + 1]), window, tonumber(ARGV[i + 2]),
+      tonumber(ARGV[i + 3]), 1)
+    if reply[1] == 1 and ARGV[i + 4] ~= '' then
+      local quota = consumeQuota(KEYS[3], KEYS[4], KEYS[5], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
       for q = 1, 4 do reply[4 + q] = quota[q] end
     end
   end
@@ -51,15 +42,13 @@ for i = 4, #ARGV, 6 do
 end
 return replies
 `;
-}
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** countCallsScript. */
+    /** COUNT_CALLS_SCRIPT. */
     tisCountCalls(
       record: string,
-      hits: string,
-      blocked: string,
+      bucket: string,
       ...args: (string | number)[]
     ): Result<number[][], Context>;
   }
@@ -93,15 +82,9 @@ export class RedisCallCounter extends CallCounter {
    */
   private waiting = new Map<string, Waiting[]>();
 
-  constructor(
-    private readonly client: RedisClient,
-    storage: RedisRateStore,
-  ) {
+  constructor(private readonly client: RedisClient) {
     super();
-    client.defineCommand('tisCountCalls', {
-      numberOfKeys: 6,
-      lua: countCallsScript(storage.scriptSrc),
-    });
+    client.defineCommand('tisCountCalls', { numberOfKeys: 5, lua: COUNT_CALLS_SCRIPT });
   }
 
   count(call: CallCount): Promise<CallCounted> {
@@ -126,14 +109,14 @@ export class RedisCallCounter extends CallCounter {
       const replies = await redisCall(
         this.client.tisCountCalls(
           RedisKeys.record(key.id),
-          ...throttlerKeys(budget.storageKey, budget.throttler),
+          bucketKey(budget),
           ...chargeKeys(key.id, quota ?? { day: '', month: '' }),
-          budget.throttler,
-          budget.ttlMs,
-          UNTIL_WINDOW_ENDS,
+          budget.windowMs,
           ...calls.flatMap(({ call }) => [
             String(call.key.revision ?? 0),
-            call.budget.limit,
+            call.nowMs,
+            call.budget.rate,
+            call.budget.burst,
             ...(call.quota ? chargeArguments(call.quota) : ['', '', '', '']),
           ]),
         ),
@@ -141,7 +124,7 @@ export class RedisCallCounter extends CallCounter {
       calls.forEach(({ counted, failed }, i) => {
         const reply = replies[i];
         if (reply[0] === -1) return failed(new KeyRecordChanged());
-        const rate = throttled(reply);
+        const rate = bucketDraw(reply);
         counted(reply.length < 8 ? { rate } : { rate, quota: quotaResult(reply.slice(4)) });
       });
     } catch (error) {

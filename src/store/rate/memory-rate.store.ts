@@ -1,4 +1,10 @@
-import type { BudgetStorage, TakeResult, ThrottlerStorageRecord } from './rate.store';
+import type {
+  BucketDraw,
+  BudgetStorage,
+  KeyRateBudget,
+  ThrottlerStorageRecord,
+} from './rate.store';
+import { BucketLevel, drawFromBucket } from './token-bucket';
 
 interface Counter {
   hits: number;
@@ -7,18 +13,30 @@ interface Counter {
 }
 
 /**
- * The throttler's storage for a single process: a fixed-window counter per key, step for step the
- * algorithm of @nest-lab/throttler-storage-redis's script (what several instances on Redis use), so
- * both backends limit alike.
+ * The rate storage of a single process. The keys' token buckets (drawFromBucket, the arithmetic of
+ * the Redis script), and the throttler's fixed-window counters (failed authentications), step for
+ * step the algorithm of @nest-lab/throttler-storage-redis's script (what several instances on Redis
+ * use), so both backends limit alike.
  *
  * Not @nestjs/throttler's own in-memory storage: that one keeps a timestamp per hit and filters the
- * list on every hit, O(calls per window) — at a thousand calls a second per key, measured at about
- * 8% of a tool call's cost. This one is O(1) per hit.
+ * list on every hit, O(calls per window). This one is O(1) per hit.
  */
 export class MemoryRateStore implements BudgetStorage {
   private readonly counters = new Map<string, Counter>();
+  /** The keys' buckets, each with the time it is full again (when the sweep may forget it). */
+  private readonly buckets = new Map<string, BucketLevel & { fullAt: number }>();
+  /** The latest time a draw was made at: the buckets' clock is their callers'. */
+  private bucketsNow = 0;
   // Unref'd: a process never stays alive for it.
   private readonly sweeper = setInterval(() => this.sweep(), 60_000).unref();
+
+  draw(budget: KeyRateBudget, calls: number, nowMs: number): Promise<BucketDraw> {
+    const id = `${budget.storageKey}:${budget.throttler}`;
+    const { level, draw } = drawFromBucket(this.buckets.get(id), budget, calls, nowMs);
+    if (level) this.buckets.set(id, { ...level, fullAt: level.at + draw.untilFullMs });
+    if (nowMs > this.bucketsNow) this.bucketsNow = nowMs;
+    return Promise.resolve(draw);
+  }
 
   increment(
     key: string,
@@ -31,7 +49,7 @@ export class MemoryRateStore implements BudgetStorage {
     const counter = this.current(`${key}:${throttlerName}`, ttl, now);
     counter.hits += 1;
     if (counter.blockedUntil <= now && counter.hits > limit) {
-      // UNTIL_WINDOW_ENDS (a key's budget): blocked for what is left of the window, no longer.
+      // A block of 0: blocked for what is left of the window, no longer.
       counter.blockedUntil = blockDuration > 0 ? now + blockDuration : counter.expiresAt;
     }
     const blocked = counter.blockedUntil > now;
@@ -40,26 +58,6 @@ export class MemoryRateStore implements BudgetStorage {
       timeToExpire: Math.ceil((counter.expiresAt - now) / 1000),
       isBlocked: blocked,
       timeToBlockExpire: blocked ? Math.ceil((counter.blockedUntil - now) / 1000) : 0,
-    });
-  }
-
-  take(
-    key: string,
-    ttl: number,
-    limit: number,
-    n: number,
-    throttlerName: string,
-  ): Promise<TakeResult> {
-    const now = Date.now();
-    const counter = this.current(`${key}:${throttlerName}`, ttl, now);
-    const blocked = counter.blockedUntil > now;
-    const taken = !blocked && counter.hits + n <= limit;
-    if (taken) counter.hits += n;
-    const until = blocked ? counter.blockedUntil : counter.expiresAt;
-    return Promise.resolve({
-      taken,
-      totalHits: counter.hits,
-      retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)),
     });
   }
 
@@ -76,10 +74,16 @@ export class MemoryRateStore implements BudgetStorage {
     return counter;
   }
 
-  /** Forgets counters whose window and block are both over. */
+  /**
+   * Forgets counters whose window and block are both over, and buckets full again by their
+   * callers' time (a missing bucket is a full one).
+   */
   private sweep(now = Date.now()): void {
     for (const [id, counter] of this.counters) {
       if (counter.expiresAt <= now && counter.blockedUntil <= now) this.counters.delete(id);
+    }
+    for (const [id, bucket] of this.buckets) {
+      if (bucket.fullAt <= this.bucketsNow) this.buckets.delete(id);
     }
   }
 }

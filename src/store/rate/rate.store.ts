@@ -3,36 +3,41 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 /** What a throttler storage answers per hit (not exported by @nestjs/throttler's index). */
 export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
-/** The answer to taking several hits at once: all of them or none. */
-export interface TakeResult {
+/**
+ * A key's rate budget, a token bucket: it holds `burst` calls when full and gains `rate` calls per
+ * window, continuously. A caller quiet for a while may make `burst` calls at once; one that keeps
+ * sending gets `rate` a window, and a refusal takes nothing from it (no penalty block).
+ */
+export interface KeyRateBudget {
+  throttler: string;
+  /** Where the bucket is kept: with `throttler`, its key in the rate storage. */
+  storageKey: string;
+  /** The window the rate counts in (RATE_LIMIT_WINDOW_MS). */
+  windowMs: number;
+  /** Calls the bucket gains per window. */
+  rate: number;
+  /** Calls the bucket holds when full. */
+  burst: number;
+}
+
+/** What drawing calls from a bucket did, and where it stands after. */
+export interface BucketDraw {
+  /** All the calls were taken; false: none was. */
   taken: boolean;
-  /** Hits counted in the window, these included when taken. */
-  totalHits: number;
-  /** Seconds until the window (or a block) ends: when to retry. */
-  retryAfterSeconds: number;
+  /** Whole calls left in the bucket now. */
+  remaining: number;
+  /** Milliseconds until the bucket holds one call again (0 when it holds one). */
+  untilOneMs: number;
+  /** Milliseconds until the bucket is full again (0 when it is). */
+  untilFullMs: number;
 }
 
 /**
- * Rate windows: @nestjs/throttler's storage contract (one hit at a time), plus `take`, `n` hits
- * counted in one atomic step, all or nothing: an MCP POST of n messages either fits in what
- * remains of the key's budget or none of it runs. It reads and writes the same counters as
- * `increment`, so both draw on one budget. In memory (one process) or in Redis (every instance).
+ * Rate limits in one storage, in memory (one process) or in Redis (every instance):
+ * @nestjs/throttler's storage contract (a fixed window, one hit at a time: failed authentications
+ * per address), and the keys' token buckets, `draw` taking `calls` at once, all or none, so that
+ * an MCP POST of n messages either fits in what the key's bucket holds or none of it runs.
  */
 export interface BudgetStorage extends ThrottlerStorage {
-  take(
-    key: string,
-    ttl: number,
-    limit: number,
-    n: number,
-    throttlerName: string,
-  ): Promise<TakeResult>;
+  draw(budget: KeyRateBudget, calls: number, nowMs: number): Promise<BucketDraw>;
 }
-
-/**
- * The block a call over a key's budget sets, as the storages read it: until the window ends, and
- * no longer. The window is fixed: a call over the limit is refused until the window ends, and the
- * next window serves the whole limit again. The throttler's own block (as long as a window, from
- * the first call over) ran into the next window, where a client sending flat out had gone over
- * again before it ended, and was blocked anew: such a client got about 13 % of its limit.
- */
-export const UNTIL_WINDOW_ENDS = 0;

@@ -2,30 +2,70 @@ import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis'
 import type Redis from 'ioredis';
 import type { Result } from 'ioredis';
 import { RedisClient, redisCall } from '../redis/redis.connection';
-import type { BudgetStorage, TakeResult, ThrottlerStorageRecord } from './rate.store';
+import type {
+  BucketDraw,
+  BudgetStorage,
+  KeyRateBudget,
+  ThrottlerStorageRecord,
+} from './rate.store';
 
 /**
- * `n` hits at once or none, on the keys and in the fixed window of the library's own script (see
- * ThrottlerStorageRedisService): blocked or over the limit, nothing is counted.
+ * A key's token bucket, drawn in one step: the arithmetic of drawFromBucket (token-bucket.ts),
+ * line for line, in whole numbers (a call is `window` parts, the bucket gains `rate` parts a
+ * millisecond and holds `burst * window`), so counts are exact on any number of instances. Its
+ * times are the callers' clock (`now`), as the quota's days are. The bucket is a hash {parts, at};
+ * a missing one is full. It is kept a minute past the time it would be full again: its expiry is
+ * Redis's clock, and a caller's clock behind Redis's must not find it gone before it refilled. A
+ * refused draw writes nothing (the refill is the same computed later).
+ * Returns {taken 1|0, whole calls left, ms until one call, ms until full}.
  */
-const TAKE_SCRIPT = `
-local hits = tonumber(redis.call('GET', KEYS[1]) or '0')
-local left = redis.call('PTTL', KEYS[1])
-local blocked = redis.call('PTTL', KEYS[2])
-local ttl = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
-if blocked > 0 then return {0, hits, blocked} end
-if hits + n > limit then
-  if left <= 0 then left = ttl end
-  return {0, hits, left}
+export const BUCKET_LUA = `
+local function drawBucket(key, now, window, rate, burst, calls)
+  local full = burst * window
+  local level = redis.call('HMGET', key, 'parts', 'at')
+  local parts = tonumber(level[1]) or full
+  local at = tonumber(level[2]) or now
+  local restart = at - now > window
+  if now > at or restart then
+    parts = math.min(full, parts + math.max(0, now - at) * rate)
+    at = now
+  end
+  local taken = 0
+  if parts >= calls * window then
+    parts = parts - calls * window
+    taken = 1
+  end
+  local function untilParts(target)
+    if parts >= target then return 0 end
+    if rate > 0 then return math.ceil((target - parts) / rate) end
+    return window
+  end
+  local untilFull = untilParts(full)
+  if taken == 1 or restart then
+    if untilFull > 0 then
+      redis.call('HSET', key, 'parts', parts, 'at', at)
+      redis.call('PEXPIRE', key, untilFull + 60000)
+    else
+      redis.call('DEL', key)
+    end
+  end
+  return {taken, math.floor(parts / window), untilParts(window), untilFull}
 end
-hits = redis.call('INCRBY', KEYS[1], n)
-if left <= 0 then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  left = ttl
-end
-return {1, hits, left}
+`;
+
+/** The arguments of drawBucket after its key, as ARGV strings. */
+export function bucketArguments(budget: KeyRateBudget, calls: number, nowMs: number) {
+  return [nowMs, budget.windowMs, budget.rate, budget.burst, calls];
+}
+
+/** drawBucket's reply as the storage answers it. */
+export function bucketDraw([taken, remaining, untilOneMs, untilFullMs]: number[]): BucketDraw {
+  return { taken: taken === 1, remaining, untilOneMs, untilFullMs };
+}
+
+const DRAW_SCRIPT = `${BUCKET_LUA}
+return drawBucket(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]),
+  tonumber(ARGV[4]), tonumber(ARGV[5]))
 `;
 
 declare module 'ioredis' {
@@ -36,24 +76,26 @@ declare module 'ioredis' {
       blocked: string,
       ...args: (string | number)[]
     ): Result<[number, number, number, number], Context>;
-    /** TAKE_SCRIPT. KEYS: hits, blocked. ARGV: ttl, limit, n. */
-    tisTake(
-      hits: string,
-      blocked: string,
-      ...args: (string | number)[]
-    ): Result<[number, number, number], Context>;
+    /** DRAW_SCRIPT. KEYS: the bucket. ARGV: bucketArguments. */
+    tisDrawBucket(bucket: string, ...args: (string | number)[]): Result<number[], Context>;
   }
 }
 
 /**
- * Where a budget's two counters live. A storage key that starts with a hash tag (a key's budget,
- * `{key_…}:rate`: src/store/redis.keys.ts) keeps it, so the counters share the key's Cluster slot
- * with its record and quota; any other key (a client address's failed authentications) gets the
- * library's own tag, `{<key>:<throttler>}`. Both counters always share one slot: the scripts touch both.
+ * Where a throttler's two counters live (failed authentications per address): under the
+ * library's own tag, `{<key>:<throttler>}`, so both share one slot (its script touches both).
  */
 export function throttlerKeys(key: string, throttlerName: string): [hits: string, blocked: string] {
-  const base = /^\{[^{}]+\}/.test(key) ? `${key}:${throttlerName}` : `{${key}:${throttlerName}}`;
+  const base = `{${key}:${throttlerName}}`;
   return [`${base}:hits`, `${base}:blocked`];
+}
+
+/**
+ * Where a key's bucket lives: after its storage key, `{key_…}:rate` (src/store/redis/redis.keys.ts),
+ * whose hash tag puts it in the key's Cluster slot with its record and quota.
+ */
+export function bucketKey({ storageKey, throttler }: KeyRateBudget): string {
+  return `${storageKey}:${throttler}:bucket`;
 }
 
 /**
@@ -73,7 +115,7 @@ export class RedisRateStore extends ThrottlerStorageRedisService implements Budg
     super(client as Redis);
     this.client = client;
     client.defineCommand('tisThrottle', { numberOfKeys: 2, lua: this.scriptSrc });
-    client.defineCommand('tisTake', { numberOfKeys: 2, lua: TAKE_SCRIPT });
+    client.defineCommand('tisDrawBucket', { numberOfKeys: 1, lua: DRAW_SCRIPT });
   }
 
   override async increment(
@@ -96,21 +138,12 @@ export class RedisRateStore extends ThrottlerStorageRedisService implements Budg
     );
   }
 
-  async take(
-    key: string,
-    ttl: number,
-    limit: number,
-    n: number,
-    throttlerName: string,
-  ): Promise<TakeResult> {
-    const [taken, totalHits, leftMs] = await redisCall(
-      this.client.tisTake(...throttlerKeys(key, throttlerName), ttl, limit, n),
+  async draw(budget: KeyRateBudget, calls: number, nowMs: number): Promise<BucketDraw> {
+    return bucketDraw(
+      await redisCall(
+        this.client.tisDrawBucket(bucketKey(budget), ...bucketArguments(budget, calls, nowMs)),
+      ),
     );
-    return {
-      taken: taken === 1,
-      totalHits,
-      retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)),
-    };
   }
 }
 

@@ -9,7 +9,7 @@
  *   {<id>}:month:<YYYY-MM>       string  credits counted that UTC month (expires 35 days after
  *                                        its first call)
  *   {<id>}:tools:<UTC day>       hash    `<tool>:calls|credits|failed` of that day (91 days)
- *   {<id>}:rate:<throttler>:hits|blocked  the key's rate-limit window (src/limits/)
+ *   {<id>}:rate:<throttler>:bucket  hash  the key's rate-limit token bucket (src/limits/)
  *   {<id>}:idem, {<id>}:idem:expiry, {<id>}:idem:bytes   idempotency entries, their expiry
  *                                        times, the bytes they count
  *   {keys}:index                 zset    `<created_at> <id>` of every key, for the ordered list
@@ -41,7 +41,7 @@ export const RedisKeys = {
   quota: (id: string, day: string) => `${tag(id)}:quota:${day}`,
   monthlyQuota: (id: string, month: string) => `${tag(id)}:month:${month}`,
   toolUsage: (id: string, day: string) => `${tag(id)}:tools:${day}`,
-  /** The base of a key's rate-limit counters; the throttler storage appends `:<throttler>:hits`. */
+  /** The base of a key's rate-limit bucket; the rate storage appends `:<throttler>:bucket`. */
   rate: (id: string) => `${tag(id)}:rate`,
   idempotency: (id: string): [entries: string, expiry: string, bytes: string] => [
     `${tag(id)}:idem`,

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { STATUS_CODES } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import { relative } from 'node:path';
-import { startApp, TestApp } from '../app';
+import { startApp, TestApp, TestAppOptions } from '../app';
 import {
   ANSWER_TIMEOUT_MS,
   cut,
@@ -69,8 +69,14 @@ export class Fuzzer {
   /** The run under way: fast-check leaves one running when the time limit interrupts it. */
   private running: Promise<void> = Promise.resolve();
 
-  /** `env`: settings of the app under fuzzing beside the suite's own (a longer rate window, say). */
-  constructor(private readonly env: Record<string, string> = {}) {}
+  /**
+   * `env`: settings of the app under fuzzing beside the suite's own (a higher rate, say);
+   * `options`: what else the app is started with (a clock of the suite's, say).
+   */
+  constructor(
+    private readonly env: Record<string, string> = {},
+    private readonly options: Pick<TestAppOptions, 'configure'> = {},
+  ) {}
 
   /** Snapshots the prototypes, captures uncaught exceptions, starts the app, reads its config. */
   async start(): Promise<void> {
@@ -92,6 +98,7 @@ export class Fuzzer {
         PLAN_UNLIMITED_RATE_LIMIT: '1000000',
         ...this.env,
       },
+      ...this.options,
     });
     await this.t.app.listen(0, '127.0.0.1');
     this.port = ((this.t.app.getHttpServer() as unknown as Server).address() as AddressInfo).port;

@@ -3,8 +3,8 @@
  * rate limit exactly what the contract says, and against its quota only the tools/calls that reached
  * the quota step.
  *
- * The app runs with a rate window longer than the suite (RATE_LIMIT_WINDOW_MS), so a key's budget
- * only ever falls and every count is exact. The rate count is predicted from the request alone:
+ * The app's clock stands still for the suite (a fake clock), so a key's rate bucket never refills:
+ * it only ever falls and every count is exact. The rate count is predicted from the request alone:
  * every JSON-RPC message of a POST counts once (a POST of none costs one), all or nothing (a POST
  * that needs more than remains is 429 and counts nothing), and nothing counts for a POST refused
  * before the count (front door, authentication, scope, a batch with two requests of one id). The
@@ -26,7 +26,7 @@ import type { McpFuzzRequest, Persona } from './mcp';
 
 /** The levels a /mcp body may hold above the arguments (batch, message, params). */
 const MCP_ENVELOPE_DEPTH = 3;
-/** The small key's budget: 30 messages a window (the window outlasts the suite) and 5 calls a day. */
+/** The small key's budget: 30 messages (its bucket never refills here) and 5 calls a day. */
 const SMALL_RATE_LIMIT = 30;
 const SMALL_DAILY_LIMIT = 5;
 /** The main key's budget, which the suite never spends (PLAN_UNLIMITED_RATE_LIMIT). */
@@ -35,7 +35,7 @@ export const MAIN_RATE_LIMIT = 1_000_000;
 interface Tracked {
   id: string;
   key: string;
-  /** What is left of its rate budget in the (one, long) window. */
+  /** What is left in its rate bucket (which never refills here). */
   remaining: number;
   /** Its calls counted against today's quota. */
   used: number;
