@@ -13,6 +13,7 @@ import { RateLimitStep } from './steps/rate-limit.step';
 import { ScopeStep } from './steps/scope.step';
 import { AdmissionStep, CapacityStep } from './steps/capacity.step';
 import { ToolExecution } from './runtime/execution';
+import { CallSettlement } from './runtime/call-settlement';
 import { LongCalls } from './runtime/long-calls';
 import { ToolSlots } from './runtime/tool-slots';
 import { ToolRunner } from '../tools/tool-runner';
@@ -38,6 +39,7 @@ import { ToolInvoker } from './tool.invoker';
     QuotaStep,
     ToolSlots,
     ToolExecution,
+    CallSettlement,
     LongCalls,
     IdempotencyService,
     InvocationGuard,

@@ -21,7 +21,8 @@ import {
  * A tool call with an Idempotency-Key: replayed when its first answer is kept (not counted against
  * the quota, which comes next), 409 while the first still runs, 422 for the same key with another
  * body, 429 while the key keeps as much as it may; otherwise claimed (Claim), so that the answer is
- * kept once the tool has run.
+ * kept once the tool has run. A call to run in the background needs room in that budget for its
+ * result (429 without), Idempotency-Key or not.
  */
 @PipelineStep({ order: STEP_ORDER.idempotency })
 @Injectable()
@@ -48,8 +49,8 @@ export class IdempotencyStep implements InvocationStep {
         : await this.begin(call, tool, call.idempotencyKey, decided);
     if (call.background === undefined) return { claim };
     try {
-      const budget = await this.idempotency.reserveResult(callerOf(decided).id, call.background);
-      return { claim, budget };
+      await this.idempotency.checkResultRoom(callerOf(decided).id);
+      return { claim };
     } catch (error) {
       await claim?.release();
       throw error;

@@ -3,6 +3,7 @@ import { redisCall } from '../redis/redis.connection';
 import type { RedisDatabase } from '../redis/redis.database';
 import { idOfIndexMember, indexMember, RedisKeys } from '../redis/redis.keys';
 import {
+  ACTIVE_STATUSES,
   InvocationChanges,
   InvocationPosition,
   InvocationRecord,
@@ -26,6 +27,20 @@ declare module 'ioredis' {
     /** KEYS: the record. ARGV: the statuses a cancel applies to ('|'-joined), the channel, its id. */
     tisCancelInvocation(record: string, ...args: string[]): Result<number, Context>;
   }
+}
+
+/**
+ * A new record's fields: only those that hold something (a field absent reads as null, false or
+ * 0), so that a record holds no empty fields of the states it has not reached.
+ */
+function encodeNew(record: InvocationRecord): string[] {
+  const held: Partial<InvocationRecord> = {};
+  for (const [name, value] of Object.entries(record) as [keyof InvocationRecord, unknown][]) {
+    if (value !== null && value !== false && !(name === 'charged_credits' && value === 0)) {
+      (held as Record<string, unknown>)[name] = value;
+    }
+  }
+  return encode(held);
 }
 
 function encode(fields: Partial<InvocationRecord>): string[] {
@@ -67,8 +82,14 @@ function decode(fields: Record<string, string>): InvocationRecord | undefined {
     instance: fields.instance,
     cancel_requested: fields.cancel_requested === '1',
     expires_ms: json('expires_ms') as number | null,
+    charged_day: text('charged_day'),
+    charged_credits: Number(fields.charged_credits ?? 0),
+    idempotency_key: text('idempotency_key'),
   };
 }
+
+const isActive = (record: InvocationRecord | undefined) =>
+  record !== undefined && ACTIVE_STATUSES.includes(record.status);
 
 const MOVE_LUA = `
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -124,7 +145,7 @@ export class RedisInvocationStore extends InvocationStore {
   }
 
   async create(record: InvocationRecord): Promise<void> {
-    await redisCall(this.client.hset(RedisKeys.invocation(record.id), ...encode(record)));
+    await redisCall(this.client.hset(RedisKeys.invocation(record.id), ...encodeNew(record)));
     await Promise.all([
       redisCall(
         this.client.zadd(RedisKeys.invocationsOf(record.caller_id), 0, indexMember(record)),
@@ -208,21 +229,24 @@ export class RedisInvocationStore extends InvocationStore {
   }
 
   /** The running calls whose instance's lease is gone (each instance asked once). */
-  async orphans(_nowMs: number, limit: number): Promise<InvocationRecord[]> {
+  async orphans(_nowMs: number, createdBefore: string, limit: number): Promise<InvocationRecord[]> {
     const active = await redisCall(this.client.hgetall(RedisKeys.activeInvocations));
     const instances = [...new Set(Object.values(active))];
     const living = await Promise.all(instances.map((instance) => this.alive(instance)));
     const dead = new Set(instances.filter((_, i) => !living[i]));
-    const ids = Object.keys(active)
-      .filter((id) => dead.has(active[id]))
-      .slice(0, limit);
-    const records = await Promise.all(ids.map((id) => this.get(id)));
-    const stale = ids.filter((_, i) => !records[i]);
-    if (stale.length) await redisCall(this.client.hdel(RedisKeys.activeInvocations, ...stale));
-    return records.filter(
-      (r): r is InvocationRecord =>
-        r !== undefined && (r.status === 'queued' || r.status === 'running'),
-    );
+    const ids = Object.keys(active).filter((id) => dead.has(active[id]));
+    const found: InvocationRecord[] = [];
+    for (let at = 0; at < ids.length && found.length < limit; at += limit) {
+      const slice = ids.slice(at, at + limit);
+      const records = await Promise.all(slice.map((id) => this.get(id)));
+      // Gone, or over (the end's HDEL did not happen): no longer active.
+      const stale = slice.filter((_, i) => !records[i] || !isActive(records[i]));
+      if (stale.length) await redisCall(this.client.hdel(RedisKeys.activeInvocations, ...stale));
+      for (const r of records) {
+        if (r && isActive(r) && r.created_at < createdBefore) found.push(r);
+      }
+    }
+    return found.slice(0, limit);
   }
 
   /** Records expire by themselves (PEXPIREAT when a call ends); a caller's index is pruned as read. */

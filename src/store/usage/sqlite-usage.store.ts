@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
-import { storeFailure, type SqliteDatabase } from '../sqlite/sqlite.database';
+import type { SqliteDatabase } from '../sqlite/sqlite.database';
 import {
   dayBefore,
   DayUsage,
   QuotaCharge,
   QuotaResult,
+  Refund,
   USAGE_KEEP_DAYS,
   UsageStore,
 } from './usage.store';
@@ -59,7 +60,6 @@ interface Tally {
  */
 export class SqliteUsageStore extends UsageStore {
   private readonly stmt: Record<string, Database.Statement>;
-  private readonly countAll: Database.Transaction<(batch: PendingCount[]) => QuotaResult[]>;
   /** Counts asked for since the last group commit (see `consumeQuota`). */
   private pendingCounts: PendingCount[] = [];
   /** The day whose counters were last pruned: pruning runs once per new UTC day seen. */
@@ -86,6 +86,17 @@ export class SqliteUsageStore extends UsageStore {
          ON CONFLICT(key_id, day, tool) DO UPDATE SET calls = calls + excluded.calls,
            credits = credits + excluded.credits`,
       ),
+      refundDay: counters.prepare(
+        'UPDATE usage_counters SET count = MAX(0, count - ?) WHERE key_id = ? AND day = ?',
+      ),
+      refundMonth: counters.prepare(
+        'UPDATE usage_months SET credits = MAX(0, credits - ?) WHERE key_id = ? AND month = ?',
+      ),
+      refundTool: counters.prepare(
+        `INSERT INTO usage_by_tool (key_id, day, tool, failed) VALUES (?, ?, ?, 1)
+         ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1,
+           credits = MAX(0, credits - ?)`,
+      ),
       countFailure: counters.prepare(
         `INSERT INTO usage_by_tool (key_id, day, tool, failed) VALUES (?, ?, ?, 1)
          ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1`,
@@ -107,11 +118,9 @@ export class SqliteUsageStore extends UsageStore {
          WHERE key_id = ? AND day >= ? AND day <= ?`,
       ),
     };
-    // Run as BEGIN IMMEDIATE: the write lock is taken first, never upgraded from a read lock.
-    this.countAll = counters.transaction((batch: PendingCount[]) => this.countBatch(batch));
     this.pruneOldUsage(new Date().toISOString().slice(0, 10));
-    // Counts already asked for are written, not dropped, when the store closes.
-    sqlite.onClose(() => this.commitCounts());
+    // Counts already asked for are written, not dropped, when the store closes: they are in the
+    // group commit, which the store commits before it closes.
   }
 
   /** Counters past the usage history's 90 days (and months before it) are of no use to anyone. */
@@ -125,41 +134,44 @@ export class SqliteUsageStore extends UsageStore {
   }
 
   /**
-   * Counts one call, in a group commit: the counts asked for while the event loop serves one round
-   * of I/O are written together, in one transaction, when that round is done (`setImmediate`).
-   * Each count is still checked on its own, in order, so exactly the calls that fit are allowed
-   * however many arrive at once and on however many instances; the commit, and the writes of the
-   * counters (each day's, month's and tool's once, summed over the round), are shared. A commit
-   * takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more than the
-   * rest of the count; under load one commit serves tens of calls (docs/performance.md).
+   * Counts one call, in a group commit (SqliteDatabase.groupCommit): the counts asked for while the
+   * event loop serves one round of I/O are written together, in one transaction, when that round
+   * is done. Each count is still checked on its own, in order, so exactly the calls that fit are
+   * allowed however many arrive at once and on however many instances; the commit, and the writes
+   * of the counters (each day's, month's and tool's once, summed over the round), are shared. A
+   * commit takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more than
+   * the rest of the count; under load one commit serves tens of calls (docs/performance.md).
    */
   consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult> {
     return new Promise((resolve, reject) => {
       const first = this.pendingCounts.push({ keyId, charge, resolve, reject }) === 1;
-      if (first) setImmediate(() => this.commitCounts());
+      if (first) this.commitCounts();
     });
   }
 
-  /** Writes the pending counts in one transaction and answers each; a failure answers them all. */
+  /** Joins the next group commit with the counts pending when it runs, and answers each. */
   private commitCounts(): void {
-    const batch = this.pendingCounts;
-    if (!batch.length) return;
-    this.pendingCounts = [];
-    let results: QuotaResult[];
-    try {
-      results = this.countAll.immediate(batch);
-    } catch (error) {
-      const failure = storeFailure(error);
-      for (const count of batch) count.reject(failure);
-      return;
-    }
-    this.sqlite.afterCommit();
-    batch.forEach((count, i) => count.resolve(results[i]));
+    let batch: PendingCount[] = [];
+    let results: QuotaResult[] = [];
+    this.sqlite
+      .groupCommit(() => {
+        batch = this.pendingCounts;
+        this.pendingCounts = [];
+        results = this.countBatch(batch);
+      })
+      .then(
+        () => batch.forEach((count, i) => count.resolve(results[i])),
+        (error: Error) => {
+          // A commit that failed before its turn came leaves the counts pending: answered too.
+          if (!batch.length) [batch, this.pendingCounts] = [this.pendingCounts, []];
+          for (const count of batch) count.reject(error);
+        },
+      );
   }
 
   /**
    * Decides a group commit's counts, in order, and writes what they counted. It runs inside the
-   * commit's `BEGIN IMMEDIATE`: no other connection or process writes the counters until it ends,
+   * group commit's `BEGIN IMMEDIATE`: no other connection or process writes the counters until it ends,
    * so each counter read once here and counted on in memory is exact, as a conditional UPSERT per
    * call was, at one read and one write per key and period a round instead of one write per call.
    */
@@ -227,6 +239,15 @@ export class SqliteUsageStore extends UsageStore {
   countFailure(keyId: string, day: string, tool: string): Promise<void> {
     return this.sqlite.run(() => {
       this.stmt.countFailure.run(keyId, day, tool);
+    });
+  }
+
+  /** In a group commit, like the counts it gives back. */
+  refund(keyId: string, { day, month, tool, credits }: Refund): Promise<void> {
+    return this.sqlite.groupCommit(() => {
+      this.stmt.refundDay.run(credits, keyId, day);
+      this.stmt.refundMonth.run(credits, keyId, month);
+      this.stmt.refundTool.run(keyId, day, tool, credits);
     });
   }
 
