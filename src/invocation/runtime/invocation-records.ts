@@ -1,4 +1,5 @@
 import { HttpException, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { answerOf } from '../../errors/all-exceptions.filter';
 import type {
   InvocationChanges,
@@ -15,6 +16,18 @@ import { deadlinePassed, type ProgressSink } from './execution';
 export const INVOCATION_KEEP_MS = 24 * 3_600_000;
 /** A result larger than this is not kept (the call fails). */
 export const MAX_RESULT_BYTES = 1024 * 1024;
+
+/**
+ * A new invocation id: `inv_` and 32 hex digits, the time in ms (12), then 80 random bits (20)
+ * from a random UUID (its version and variant digits left out; Node draws UUIDs from a pool it
+ * refills in bulk). Unguessable, as it is also an MCP task's id (a bearer of sorts); in time order,
+ * so that a store's indexes of ids take new calls at their end, not on a random page each.
+ */
+export function newInvocationId(): string {
+  const random = randomUUID().replace(/-/g, '');
+  const time = Date.now().toString(16).padStart(12, '0');
+  return `inv_${time}${random.slice(0, 12)}${random.slice(13, 16)}${random.slice(17, 22)}`;
+}
 
 /** What an instance that stopped leaves its calls with. */
 export const INSTANCE_STOPPED = 'The instance running this call stopped.';
@@ -166,14 +179,16 @@ function failure(error: unknown): InvocationChanges {
 }
 
 /**
- * Progress of a background call, written to its record at most every 250 ms; `last` is the
- * latest report, for the record of its end (a write still waiting is dropped then).
+ * Progress of a background call, written to its record at most every 250 ms, the first write 250
+ * ms after the call started at the earliest (a call over sooner has its progress written once,
+ * with its end); `last` is the latest report, for the record of its end (a write still waiting is
+ * dropped then).
  */
 export function progressWriter(
   store: InvocationStore,
   id: string,
 ): { sink: ProgressSink; last: () => InvocationChanges } {
-  let writtenAt = 0;
+  let writtenAt = Date.now();
   let pending: InvocationRecord['progress'] = null;
   let timer: NodeJS.Timeout | undefined;
   const write = () => {

@@ -31,7 +31,7 @@ import {
   newRecord,
 } from './invocation-records';
 
-export { INVOCATION_KEEP_MS, MAX_RESULT_BYTES } from './invocation-records';
+export { INVOCATION_KEEP_MS, MAX_RESULT_BYTES, newInvocationId } from './invocation-records';
 
 /** An instance looks for calls orphaned by a stopped instance this often (at most). */
 const SWEEP_MS = 5_000;
@@ -40,11 +40,6 @@ const SWEEP_MS = 5_000;
 interface Running {
   control: CallControl;
   done: Promise<InvocationRecord | undefined>;
-}
-
-/** A new invocation id: unguessable, as it is also an MCP task's id (a bearer of sorts). */
-export function newInvocationId(): string {
-  return `inv_${randomBytes(16).toString('hex')}`;
 }
 
 /**
@@ -231,36 +226,37 @@ export class LongCalls
 
   /** Follows a call to its end: its record written, its caller's usage and budget settled. */
   private track(record: InvocationRecord, control: CallControl, ending: Promise<Ending>): void {
-    const done = ending.then((end) => this.finish(record.id, end));
+    const done = ending.then((end) => this.finish(record, end));
     this.running.set(record.id, { control, done });
     void done.finally(() => this.running.delete(record.id));
   }
 
   /**
    * Writes the call's end (a compare-and-set: a call another instance took for an orphan ends as
-   * that instance wrote it), then settles what it leaves: a refund, or its result in its caller's
-   * budget of kept answers and, ended in a 5xx, its tool's `failed` count.
+   * that instance wrote it), then settles what it leaves: a refund, or, ended in a 5xx, its tool's
+   * `failed` count. Its result enters its caller's budget of kept answers in the same commit as its
+   * end (a call another instance ended first costs that budget an entry of no result).
    */
   private async finish(
-    id: string,
+    record: InvocationRecord,
     { changes, refund, settles }: Ending,
   ): Promise<InvocationRecord | undefined> {
+    const { id, caller_id: callerId } = record;
     const end = endOf(changes, this.clock.now());
+    const until = end.changes.expires_ms ?? 0;
+    const kept = refund
+      ? undefined
+      : this.idempotency.keepResult(callerId, id, end.resultBytes, until);
     let after: InvocationRecord | undefined;
     try {
       after = await this.store.update(id, end.changes, ACTIVE_STATUSES);
     } catch (error) {
       this.logger.error({ err: error }, `Could not record the end of ${id}`);
-      return undefined;
     }
+    await kept;
     if (!after) return undefined;
-    if (refund) {
-      await this.settlement.refund(after);
-    } else {
-      const until = end.changes.expires_ms ?? 0;
-      await this.idempotency.keepResult(after.caller_id, id, end.resultBytes, until);
-      if (settles && (after.error?.status ?? 0) >= 500) await this.settlement.failed(after);
-    }
+    if (refund) await this.settlement.refund(after);
+    else if (settles && (after.error?.status ?? 0) >= 500) await this.settlement.failed(after);
     return after;
   }
 

@@ -47,7 +47,8 @@ export class IdempotencyStep implements InvocationStep {
       call.idempotencyKey === undefined
         ? undefined
         : await this.begin(call, tool, call.idempotencyKey, decided);
-    if (call.background === undefined) return { claim };
+    // A call with no place at its tool is refused at capacity next: no result to make room for.
+    if (call.background === undefined || decided.ticket === undefined) return { claim };
     try {
       await this.idempotency.checkResultRoom(callerOf(decided).id);
       return { claim };

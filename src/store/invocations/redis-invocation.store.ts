@@ -20,8 +20,9 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     /**
      * KEYS: the record. ARGV: the statuses it may be in ('|'-joined), the time it expires (ms, ''
-     * for none), then field/value pairs ('' deletes). Returns the record after (HGETALL), or an
-     * empty list when it was in no such status.
+     * for none), a field not to return ('' for none), then field/value pairs ('' deletes).
+     * Returns the record after (HGETALL, that field left out), or an empty list when it was in no
+     * such status.
      */
     tisMoveInvocation(record: string, ...args: string[]): Result<string[], Context>;
     /** KEYS: the record. ARGV: the statuses a cancel applies to ('|'-joined), the channel, its id. */
@@ -97,12 +98,18 @@ if not status then return {} end
 local allowed = false
 for s in string.gmatch(ARGV[1], '[^|]+') do if s == status then allowed = true end end
 if not allowed then return {} end
-for i = 3, #ARGV, 2 do
+for i = 4, #ARGV, 2 do
   if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i])
   else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
 if ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
-return redis.call('HGETALL', KEYS[1])`;
+local all = redis.call('HGETALL', KEYS[1])
+if ARGV[3] == '' then return all end
+local kept = {}
+for i = 1, #all, 2 do
+  if all[i] ~= ARGV[3] then kept[#kept + 1] = all[i]; kept[#kept + 1] = all[i + 1] end
+end
+return kept`;
 
 const CANCEL_LUA = `
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -188,15 +195,19 @@ export class RedisInvocationStore extends InvocationStore {
     from: readonly InvocationStatus[],
   ): Promise<InvocationRecord | undefined> {
     const { expires_ms, ...fields } = changes;
+    // A result just written is not read back (it may be a megabyte of JSON).
+    const setsResult = changes.result !== undefined;
     const stored = await redisCall(
       this.client.tisMoveInvocation(
         RedisKeys.invocation(id),
         from.join('|'),
         expires_ms === undefined || expires_ms === null ? '' : String(expires_ms),
+        setsResult ? 'result' : '',
         ...encode({ ...fields, ...(expires_ms === undefined ? {} : { expires_ms }) }),
       ),
     );
-    const record = decodeFlat(stored);
+    const found = decodeFlat(stored);
+    const record = found && setsResult ? { ...found, result: changes.result } : found;
     if (record && record.status !== 'queued' && record.status !== 'running') {
       await redisCall(this.client.hdel(RedisKeys.activeInvocations, id));
     }

@@ -91,6 +91,25 @@ const CHANGEABLE = new Set([
   'expires_ms',
 ]);
 const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+/** The columns an update returns when it sets the result: that one is the caller's already. */
+const ALL_BUT_RESULT = [
+  'id',
+  'caller_id',
+  'tool',
+  'status',
+  'progress',
+  'error',
+  'error_kind',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'instance',
+  'cancel_requested',
+  'expires_ms',
+  'charged_day',
+  'charged_credits',
+  'idempotency_key',
+].join(', ');
 
 /**
  * Long-running calls in the embedded store: `invocations`, and the instances' leases. Everything
@@ -194,13 +213,19 @@ export class SqliteInvocationStore extends InvocationStore {
     const params: Record<string, unknown> = { id };
     for (const name of names) params[name] = columns[name];
     from.forEach((status, i) => (params[`from${i}`] = status));
+    // A result just written is not read back (it may be a megabyte of JSON).
+    const setsResult = changes.result !== undefined;
     const statement = this.statement(
       `UPDATE invocations SET ${names.map((name) => `${name} = @${name}`).join(', ')}
-       WHERE id = @id AND status IN (${from.map((_, i) => `@from${i}`).join(', ')}) RETURNING *`,
+       WHERE id = @id AND status IN (${from.map((_, i) => `@from${i}`).join(', ')})
+       RETURNING ${setsResult ? ALL_BUT_RESULT : '*'}`,
     );
     return this.sqlite.groupCommit(() => {
       const row = statement.get(params) as InvocationRow | undefined;
-      return row && toRecord(row);
+      if (!row) return undefined;
+      return setsResult
+        ? { ...toRecord({ ...row, result: null }), result: changes.result }
+        : toRecord(row);
     });
   }
 
