@@ -44,7 +44,7 @@ export interface Call {
   /**
    * The invocation id a tool call will run as in the background (docs/long-running-calls.md),
    * decided by its transport before the pipeline: its caller's budget of kept answers must have
-   * room for its result (the idempotency step).
+   * room for its result (ResultRoomStep).
    */
   background?: string;
 }
@@ -114,6 +114,8 @@ export const STEP_ORDER = {
   scope: 200,
   /** A tool call's slot or place in the queue, taken (never refused) before anything is charged. */
   admission: 250,
+  /** A call to run in the background: room for its result in its caller's budget (429). */
+  resultRoom: 275,
   rateLimit: 300,
   idempotency: 400,
   /** A tool call without a slot or a place in the queue: 503, charged its rate only. */

@@ -9,6 +9,7 @@ import { InvocationPipeline } from './invocation.pipeline';
 import { IdempotencyStep } from './steps/idempotency.step';
 import { AuthenticateStep } from './steps/authenticate.step';
 import { QuotaStep } from './steps/quota.step';
+import { ResultRoomStep } from './steps/result-room.step';
 import { RateLimitStep } from './steps/rate-limit.step';
 import { ScopeStep } from './steps/scope.step';
 import { AdmissionStep, CapacityStep } from './steps/capacity.step';
@@ -33,6 +34,7 @@ import { ToolInvoker } from './tool.invoker';
     AuthenticateStep,
     ScopeStep,
     AdmissionStep,
+    ResultRoomStep,
     RateLimitStep,
     IdempotencyStep,
     CapacityStep,

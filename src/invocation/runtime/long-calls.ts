@@ -266,21 +266,24 @@ export class LongCalls
   }
 
   /**
-   * While this instance runs calls: renews its lease and stops what was cancelled elsewhere. In
-   * any case, now and then: sweeps the calls of stopped instances, purges expired ones. An idle
-   * instance writes nothing (a write a second would cost every request on SQLite its kept key
-   * records, which last while nothing is written).
+   * While this instance runs calls: renews its lease and stops what was cancelled elsewhere (read
+   * from the marks at each renewal, or, where the store announces cancels, at each sweep, should
+   * an announcement be lost). In any case, now and then: sweeps the calls of stopped instances,
+   * purges expired ones. An idle instance writes nothing but the hourly purge.
    */
   private async tick(): Promise<void> {
     const now = Date.now();
+    const sweep = now - this.sweptAt >= Math.min(SWEEP_MS, this.settings.invocations.leaseMs / 3);
     try {
       if (this.running.size) {
         await this.store.renew(this.instance, now + this.settings.invocations.leaseMs);
-        for (const id of await this.store.cancelsAmong([...this.running.keys()])) {
-          this.running.get(id)?.control.stop('cancelled');
+        if (sweep || !this.store.announcesCancels) {
+          for (const id of await this.store.cancelsAmong([...this.running.keys()])) {
+            this.running.get(id)?.control.stop('cancelled');
+          }
         }
       }
-      if (now - this.sweptAt >= Math.min(SWEEP_MS, this.settings.invocations.leaseMs / 3)) {
+      if (sweep) {
         this.sweptAt = now;
         const orphans = await this.store.orphans(now, this.youngSince(), 100);
         for (const record of orphans) await this.settlement.orphaned(record);

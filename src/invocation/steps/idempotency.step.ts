@@ -21,8 +21,7 @@ import {
  * A tool call with an Idempotency-Key: replayed when its first answer is kept (not counted against
  * the quota, which comes next), 409 while the first still runs, 422 for the same key with another
  * body, 429 while the key keeps as much as it may; otherwise claimed (Claim), so that the answer is
- * kept once the tool has run. A call to run in the background needs room in that budget for its
- * result (429 without), Idempotency-Key or not.
+ * kept once the tool has run.
  */
 @PipelineStep({ order: STEP_ORDER.idempotency })
 @Injectable()
@@ -33,29 +32,8 @@ export class IdempotencyStep implements InvocationStep {
   ) {}
 
   run(call: Call, decided: Readonly<Decisions>): Promise<StepDecision> | void {
-    if (call.tool === undefined) return;
-    if (call.idempotencyKey === undefined && call.background === undefined) return;
-    return this.decide(call, call.tool, decided);
-  }
-
-  private async decide(
-    call: Call,
-    tool: string,
-    decided: Readonly<Decisions>,
-  ): Promise<StepDecision> {
-    const claim =
-      call.idempotencyKey === undefined
-        ? undefined
-        : await this.begin(call, tool, call.idempotencyKey, decided);
-    // A call with no place at its tool is refused at capacity next: no result to make room for.
-    if (call.background === undefined || decided.ticket === undefined) return { claim };
-    try {
-      await this.idempotency.checkResultRoom(callerOf(decided).id);
-      return { claim };
-    } catch (error) {
-      await claim?.release();
-      throw error;
-    }
+    if (call.tool === undefined || call.idempotencyKey === undefined) return;
+    return this.begin(call, call.tool, call.idempotencyKey, decided).then((claim) => ({ claim }));
   }
 
   private async begin(

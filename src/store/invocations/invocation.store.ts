@@ -116,6 +116,8 @@ export abstract class InvocationStore {
   abstract cancelsAmong(ids: readonly string[]): Promise<string[]>;
   /** Called at once when a cancel is asked on any instance, where the backend can tell (Redis). */
   abstract onCancel(listener: (id: string) => void): void;
+  /** Whether `onCancel` hears of every cancel as it is asked (the marks are then a fallback). */
+  abstract readonly announcesCancels: boolean;
   /** This instance still runs its calls, until `untilMs`. */
   abstract renew(instance: string, untilMs: number): Promise<void>;
   /** Whether the instance's lease still runs at `nowMs`. */

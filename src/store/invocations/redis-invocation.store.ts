@@ -133,6 +133,8 @@ return 0`;
 export class RedisInvocationStore extends InvocationStore {
   private readonly channel: string;
   private readonly listeners: ((id: string) => void)[] = [];
+  /** Running entries whose record the last sweep did not find. */
+  private missing = new Set<string>();
 
   constructor(private readonly redis: RedisDatabase) {
     super();
@@ -151,9 +153,15 @@ export class RedisInvocationStore extends InvocationStore {
     return this.redis.client;
   }
 
+  /**
+   * The record, the caller's index and the running calls, sent at once (one round trip; on one
+   * connection Redis runs them in that order). On a Cluster they live on different nodes, and an
+   * index or running entry may be read a moment before its record exists: `list` and `orphans`
+   * forget an entry without a record only once it cannot be that.
+   */
   async create(record: InvocationRecord): Promise<void> {
-    await redisCall(this.client.hset(RedisKeys.invocation(record.id), ...encodeNew(record)));
     await Promise.all([
+      redisCall(this.client.hset(RedisKeys.invocation(record.id), ...encodeNew(record))),
       redisCall(
         this.client.zadd(RedisKeys.invocationsOf(record.caller_id), 0, indexMember(record)),
       ),
@@ -177,7 +185,10 @@ export class RedisInvocationStore extends InvocationStore {
         this.client.zrevrangebylex(index, max, '-', 'LIMIT', 0, LIST_BATCH),
       );
       const records = await Promise.all(members.map((m) => this.get(idOfIndexMember(m))));
-      const gone = members.filter((_, i) => !records[i]);
+      // An entry older than a minute without its record: the call expired (a younger one may be
+      // a record still on its way).
+      const old = new Date(Date.now() - 60_000).toISOString();
+      const gone = members.filter((m, i) => !records[i] && m < old);
       if (gone.length) await redisCall(this.client.zrem(index, ...gone));
       for (const record of records) {
         if (!record || (page.status && record.status !== page.status)) continue;
@@ -227,6 +238,9 @@ export class RedisInvocationStore extends InvocationStore {
     return ids.filter((_, i) => marks[i] === '1');
   }
 
+  /** Every cancel is published on the channel: the marks are read at each sweep only. */
+  readonly announcesCancels = true;
+
   onCancel(listener: (id: string) => void): void {
     this.listeners.push(listener);
   }
@@ -247,16 +261,22 @@ export class RedisInvocationStore extends InvocationStore {
     const dead = new Set(instances.filter((_, i) => !living[i]));
     const ids = Object.keys(active).filter((id) => dead.has(active[id]));
     const found: InvocationRecord[] = [];
+    const missing: string[] = [];
     for (let at = 0; at < ids.length && found.length < limit; at += limit) {
       const slice = ids.slice(at, at + limit);
       const records = await Promise.all(slice.map((id) => this.get(id)));
-      // Gone, or over (the end's HDEL did not happen): no longer active.
-      const stale = slice.filter((_, i) => !records[i] || !isActive(records[i]));
+      // Over (the end's HDEL did not happen), or gone at two sweeps in a row (at the first, its
+      // record may have been on its way): no longer active.
+      const stale = slice.filter((id, i) =>
+        records[i] ? !isActive(records[i]) : this.missing.has(id),
+      );
+      missing.push(...slice.filter((_, i) => !records[i]));
       if (stale.length) await redisCall(this.client.hdel(RedisKeys.activeInvocations, ...stale));
       for (const r of records) {
         if (r && isActive(r) && r.created_at < createdBefore) found.push(r);
       }
     }
+    this.missing = new Set(missing);
     return found.slice(0, limit);
   }
 

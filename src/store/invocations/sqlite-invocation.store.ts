@@ -243,6 +243,9 @@ export class SqliteInvocationStore extends InvocationStore {
   /** One process holds the embedded store: a cancel asked here is seen by the caller directly. */
   onCancel(): void {}
 
+  /** Another process (sharing the file) is heard of through the marks only. */
+  readonly announcesCancels = false;
+
   renew(instance: string, untilMs: number): Promise<void> {
     return this.sqlite.groupCommit(() => {
       this.stmt.renew.run(instance, untilMs);
