@@ -1,22 +1,39 @@
 /**
- * `npm run bench:long-calls`: BENCH_LONG_CALLS (1,000) long-running calls started at once on one
- * instance, each a test tool that works 5 s (`slow` of test/support/runtime-tools.module.ts, the
- * service started by test/support/runtime-server.ts), with `Prefer: respond-async`. Every call must
- * be accepted (202) or refused at capacity (503), none lost: each accepted one is read back
- * `succeeded`. Reported per scenario: the answers by status, the 202s' latency, how long until
- * every accepted call had finished, the service's RSS before, at its peak and after, and the event
- * loop's longest delay meanwhile (prom-client's `nodejs_eventloop_lag_max_seconds`).
+ * `npm run bench:long-calls`, two parts (`BENCH_LONG_PARTS`, default `compare,burst`).
+ *
+ * `compare`: async at the speed of sync. An `unlimited` key sends flat out, on
+ * BENCH_LONG_CONNECTIONS (32) connections for BENCH_LONG_DURATION (10) s, calls of a test tool
+ * that sleeps 50 ms (`slow`, `{"ms": 50}`), synchronously, then the same with `Prefer:
+ * respond-async`, BENCH_LONG_ROUNDS (3) rounds, on one instance per store (the order of the two
+ * alternates between rounds). The load's client runs in a process of its own at a lower priority
+ * (`nice -n 10`); meanwhile this process asks `GET /health` every 20 ms on a connection of its
+ * own. Reported per store and mode, the median of the rounds: calls answered 2xx a second (200
+ * sync, 202 async), the other answers, `/health` p50 and p99, the event loop's longest delay, the
+ * service's CPU per 2xx call; and the two ratios the contract names: accepted async ÷ sync calls
+ * (≥ 0.5) and async ÷ sync `/health` p99 (≤ 2).
+ *
+ * `burst`: BENCH_LONG_CALLS (1,000) long-running calls started at once on one instance, each a
+ * test tool that works 5 s (`slow` of test/support/runtime-tools.module.ts, the service started
+ * by test/support/runtime-server.ts), with `Prefer: respond-async`. Every call must be accepted
+ * (202) or refused at capacity (503), none lost: each accepted one is read back `succeeded`.
+ * Reported per scenario: the answers by status, the 202s' latency, how long until every accepted
+ * call had finished, the service's RSS before, at its peak and after, and the event loop's longest
+ * delay meanwhile (prom-client's `nodejs_eventloop_lag_max_seconds`).
  *
  * Scenarios: the tool's defaults (64 running, 64 waiting: most calls refused at once), and
  * capacity for all of them (`tools.slow.concurrency: 1000` in CONFIG_FILE). SQLite, and Redis
  * when redis-server is on the PATH.
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Agent, get } from 'node:http';
 import {
+  CannonResult,
   installCleanup,
+  machine,
+  median,
   num,
   removeDir,
   ROOT,
@@ -28,8 +45,15 @@ import {
   trackChild,
 } from './lib';
 
+const PARTS = (process.env.BENCH_LONG_PARTS ?? 'compare,burst').split(',').map((p) => p.trim());
 const CALLS = num('BENCH_LONG_CALLS', 1000);
 const WORK_MS = num('BENCH_LONG_CALL_MS', 5000);
+const CONNECTIONS = num('BENCH_LONG_CONNECTIONS', 32);
+const DURATION = num('BENCH_LONG_DURATION', 10);
+const ROUNDS = num('BENCH_LONG_ROUNDS', 3);
+/** The tool's sleep in the comparison, and how often the prober asks /health. */
+const SLEEP_MS = 50;
+const PROBE_EVERY_MS = 20;
 
 interface Scenario {
   name: string;
@@ -52,16 +76,29 @@ function lagSeconds(text: string): number {
   return line ? Number(line.split(' ')[1]) : NaN;
 }
 
-async function runScenario(scenario: Scenario, redisUrl: string | undefined): Promise<string> {
+interface Service {
+  base: string;
+  adminKey: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** The service with the runtime's test tools (test/support/runtime-server.ts), on a fresh store. */
+async function startService(
+  tools: string,
+  redisUrl: string | undefined,
+  extra: Record<string, string> = {},
+): Promise<Service> {
   const dir = tempDir('tis-long-');
   const config = join(dir, 'config.yaml');
-  writeFileSync(config, scenario.tools);
+  writeFileSync(config, tools);
   const env = {
     DATA_DIR: dir,
     CONFIG_FILE: config,
     PLAN_UNLIMITED_RATE_LIMIT: '100000000',
     HTTP_MAX_CONNECTIONS: String(CALLS + 100),
     ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `long-${Date.now()}:` } : {}),
+    ...extra,
   };
   const child = trackChild(
     spawn(
@@ -74,6 +111,10 @@ async function runScenario(scenario: Scenario, redisUrl: string | undefined): Pr
       },
     ),
   );
+  const stopAll = async () => {
+    await stop(child);
+    removeDir(dir);
+  };
   try {
     const line = await new Promise<string>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`the service exited (${code})`)));
@@ -82,13 +123,257 @@ async function runScenario(scenario: Scenario, redisUrl: string | undefined): Pr
       });
     });
     const { port, adminKey } = JSON.parse(line) as { port: number; adminKey: string };
-    const base = `http://127.0.0.1:${port}`;
-    const auth = { authorization: `Bearer ${adminKey}` };
+    return { base: `http://127.0.0.1:${port}`, adminKey, pid: child.pid!, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------- compare: sync against async
+
+/**
+ * The load's client, autocannon in a process of its own at a lower priority (`nice -n 10`): flat
+ * out, it takes a good share of the machine's two cores, two to three times as much in the async
+ * phase (whose answers do not wait for the tool) as in the sync one, and the service and the
+ * prober are what is measured. It prints autocannon's result as JSON.
+ */
+const LOAD = `
+const autocannon = require(process.env.AUTOCANNON_MODULE);
+autocannon(JSON.parse(process.env.LOAD_OPTIONS)).then((result) => {
+  process.stdout.write(JSON.stringify(result));
+});
+`;
+
+function runLoad(options: Record<string, unknown>): Promise<CannonResult> {
+  const child = trackChild(
+    spawn('nice', ['-n', '10', process.execPath, '-e', LOAD], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        AUTOCANNON_MODULE: require.resolve('autocannon'),
+        LOAD_OPTIONS: JSON.stringify(options),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as CannonResult);
+      else reject(new Error(`the load's client exited (${code})`));
+    }),
+  );
+}
+
+/**
+ * The /health prober, in this process (idle but for it while the load runs): one request every
+ * PROBE_EVERY_MS on one kept-alive connection, each timed, until stopped.
+ */
+function startProber(base: string): { stop(): Promise<number[]> } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  let stopped = false;
+  const once = () =>
+    new Promise<number>((resolve) => {
+      const t0 = process.hrtime.bigint();
+      const req = get(`${base}/health`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
+      });
+      req.on('error', () => resolve(NaN));
+    });
+  const loop = (async () => {
+    while (!stopped) {
+      const started = Date.now();
+      const ms = await once();
+      if (!Number.isNaN(ms)) times.push(ms);
+      await sleep(Math.max(0, PROBE_EVERY_MS - (Date.now() - started)));
+    }
+    agent.destroy();
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return times;
+    },
+  };
+}
+
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+};
+
+type Mode = 'sync' | 'async';
+
+interface Phase {
+  mode: Mode;
+  /** Calls answered 2xx a second: 200 (sync) or 202 (async, accepted). */
+  perSecond: number;
+  statuses: Record<string, number>;
+  healthP50: number;
+  healthP99: number;
+  loopMaxMs: number;
+  /** The service's CPU time (user + system) per call answered 2xx, its run and end included. */
+  cpuMsPerCall: number;
+}
+
+/** CPU time (user + system) a process has used, in ms (`/proc/<pid>/stat`, 100 ticks a second). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** One phase: the load flat out, /health probed meanwhile; then the accepted calls drain. */
+async function phase(service: Service, mode: Mode, seconds: number): Promise<Phase> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${service.adminKey}`,
+    'content-type': 'application/json',
+    ...(mode === 'async' ? { prefer: 'respond-async' } : {}),
+  };
+  await fetch(`${service.base}/metrics`);
+  const cpuBefore = cpuMs(service.pid);
+  const prober = startProber(service.base);
+  const result = await runLoad({
+    url: `${service.base}/api/v1/services/slow`,
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ ms: SLEEP_MS }),
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
+  const health = await prober.stop();
+  const lag = lagSeconds(await (await fetch(`${service.base}/metrics`)).text());
+  const statuses: Record<string, number> = {};
+  for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
+    statuses[status] = count;
+  }
+  if (result.errors) statuses.errors = result.errors;
+  if (result.timeouts) statuses.timeouts = result.timeouts;
+  // The accepted calls finish before the next phase starts (they are 50 ms each).
+  await sleep(2000);
+  const calls = statuses[mode === 'sync' ? '200' : '202'] ?? 0;
+  return {
+    mode,
+    perSecond: calls / (result.duration || seconds),
+    cpuMsPerCall: (cpuMs(service.pid) - cpuBefore) / calls,
+    statuses,
+    healthP50: percentile(health, 0.5),
+    healthP99: percentile(health, 0.99),
+    loopMaxMs: lag * 1000,
+  };
+}
+
+interface Comparison {
+  store: string;
+  rounds: Phase[][];
+}
+
+async function compare(redisUrl: string | undefined): Promise<Comparison> {
+  const store = redisUrl ? 'Redis' : 'SQLite';
+  // The key's budget of kept answers counts every async call's result for 24 hours: raised so that
+  // the rounds measure the calls, not the budget's 429.
+  const service = await startService('tools:\n  slow:\n    timeout_ms: 60000\n', redisUrl, {
+    IDEMPOTENCY_MAX_ENTRIES_PER_KEY: '100000000',
+    IDEMPOTENCY_MAX_BYTES_PER_KEY: String(2 ** 40),
+  });
+  try {
+    // Warm-up: both paths compiled before anything is measured.
+    await phase(service, 'sync', 1);
+    await phase(service, 'async', 1);
+    const rounds: Phase[][] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order: Mode[] = round % 2 === 0 ? ['sync', 'async'] : ['async', 'sync'];
+      const phases: Phase[] = [];
+      for (const mode of order) {
+        const measured = await phase(service, mode, DURATION);
+        process.stderr.write(
+          `${store} round ${round + 1} ${mode}: ${measured.perSecond.toFixed(0)}/s ${JSON.stringify(measured.statuses)} /health p50 ${measured.healthP50.toFixed(1)} p99 ${measured.healthP99.toFixed(1)} ms, loop max ${measured.loopMaxMs.toFixed(0)} ms, CPU ${measured.cpuMsPerCall.toFixed(2)} ms a call\n`,
+        );
+        phases.push(measured);
+      }
+      rounds.push(phases.sort((a) => (a.mode === 'sync' ? -1 : 1)));
+    }
+    return { store, rounds };
+  } finally {
+    await service.stop();
+  }
+}
+
+function compareTable(results: Comparison[]): string[] {
+  const lines = [
+    `Sync against async: an unlimited key flat out on ${CONNECTIONS} connections, ${DURATION} s a phase, a tool that sleeps ${SLEEP_MS} ms; /health asked every ${PROBE_EVERY_MS} ms meanwhile; median of ${ROUNDS} rounds`,
+    '',
+    '| store | mode | 2xx calls/s | other answers (all rounds) | /health p50 ms | /health p99 ms | loop max ms | service CPU ms a 2xx call |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const ratios: string[] = [];
+  for (const { store, rounds } of results) {
+    for (const mode of ['sync', 'async'] as Mode[]) {
+      const phases = rounds.map((r) => r.find((p) => p.mode === mode)!);
+      const others: Record<string, number> = {};
+      for (const p of phases) {
+        for (const [status, n] of Object.entries(p.statuses)) {
+          if (status !== '200' && status !== '202') others[status] = (others[status] ?? 0) + n;
+        }
+      }
+      lines.push(
+        `| ${store} | ${mode} | ${median(phases.map((p) => p.perSecond)).toFixed(0)} | ${
+          Object.entries(others)
+            .map(([s, n]) => `${s}: ${n}`)
+            .join(', ') || '0'
+        } | ${median(phases.map((p) => p.healthP50)).toFixed(1)} | ${median(phases.map((p) => p.healthP99)).toFixed(1)} | ${median(phases.map((p) => p.loopMaxMs)).toFixed(0)} | ${median(phases.map((p) => p.cpuMsPerCall)).toFixed(2)} |`,
+      );
+    }
+    const accepted = median(rounds.map(([s, a]) => a.perSecond / s.perSecond));
+    const p99 = median(rounds.map(([s, a]) => a.healthP99 / s.healthP99));
+    ratios.push(
+      `${store}: accepted async ÷ sync calls ${accepted.toFixed(2)} (goal ≥ 0.5: ${accepted >= 0.5 ? 'met' : 'NOT met'}); /health p99 async ÷ sync ${p99.toFixed(2)} (goal ≤ 2: ${p99 <= 2 ? 'met' : 'NOT met'}) — medians of the rounds' ratios`,
+    );
+  }
+  return [...lines, '', ...ratios];
+}
+
+// ---------------------------------------------------------------- burst: 1,000 calls at once
+
+/** The calls' statuses, read 100 at a time; a read that fails counts as not yet known. */
+async function statusesOf(
+  base: string,
+  auth: Record<string, string>,
+  ids: string[],
+): Promise<{ id: string; status: string }[]> {
+  const views: { id: string; status: string }[] = [];
+  for (let at = 0; at < ids.length; at += 100) {
+    views.push(
+      ...(await Promise.all(
+        ids.slice(at, at + 100).map(async (id) => {
+          try {
+            const res = await fetch(`${base}/api/v1/invocations/${id}`, { headers: auth });
+            return { id, status: ((await res.json()) as { status: string }).status };
+          } catch {
+            return { id, status: 'running' };
+          }
+        }),
+      )),
+    );
+  }
+  return views;
+}
+
+async function runScenario(scenario: Scenario, redisUrl: string | undefined): Promise<string> {
+  const service = await startService(scenario.tools, redisUrl);
+  const pid = service.pid;
+  try {
+    const base = service.base;
+    const auth = { authorization: `Bearer ${service.adminKey}` };
     await fetch(`${base}/metrics`);
     await sleep(1000);
-    const rssBefore = rssMb(child.pid!);
+    const rssBefore = rssMb(pid);
     let rssPeak = rssBefore;
-    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(child.pid!))), 200);
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(pid))), 200);
     const started = performance.now();
     const latencies: number[] = [];
     const answers = await Promise.all(
@@ -115,27 +400,17 @@ async function runScenario(scenario: Scenario, redisUrl: string | undefined): Pr
     const end = performance.now() + 60_000 + WORK_MS;
     while (pending.length && performance.now() < end) {
       await sleep(500);
-      const views = await Promise.all(
-        pending.map(async (id) => {
-          const res = await fetch(`${base}/api/v1/invocations/${id}`, { headers: auth });
-          return { id, status: ((await res.json()) as { status: string }).status };
-        }),
-      );
+      const views = await statusesOf(base, auth, pending);
       pending = views
         .filter((v) => v.status === 'queued' || v.status === 'running')
         .map((v) => v.id);
     }
     const allDoneSeconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
-    const finals = await Promise.all(
-      accepted.map(async (id) => {
-        const res = await fetch(`${base}/api/v1/invocations/${id}`, { headers: auth });
-        return ((await res.json()) as { status: string }).status;
-      }),
-    );
+    const finals = (await statusesOf(base, auth, accepted)).map((v) => v.status);
     const lag = lagSeconds(await (await fetch(`${base}/metrics`)).text());
     await sleep(2000);
-    const rssAfter = rssMb(child.pid!);
+    const rssAfter = rssMb(pid);
     latencies.sort((a, b) => a - b);
     const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? NaN;
     const succeeded = finals.filter((s) => s === 'succeeded').length;
@@ -147,28 +422,41 @@ async function runScenario(scenario: Scenario, redisUrl: string | undefined): Pr
         .join(', ') || '0'
     } | ${succeeded} | ${lost} | ${p99.toFixed(0)} | ${allDoneSeconds.toFixed(1)} | ${rssBefore.toFixed(0)} → ${rssPeak.toFixed(0)} → ${rssAfter.toFixed(0)} | ${(lag * 1000).toFixed(1)} |`;
   } finally {
-    await stop(child);
-    removeDir(dir);
+    await service.stop();
   }
 }
 
 async function main(): Promise<void> {
   installCleanup();
   const redis = await startRedis();
-  const rows: string[] = [];
-  for (const scenario of SCENARIOS) {
-    rows.push(await runScenario(scenario, undefined));
-    if (redis) rows.push(await runScenario(scenario, redis.url));
+  const host = machine();
+  try {
+    console.log(`machine: ${JSON.stringify(host)}\n`);
+    if (PARTS.includes('compare')) {
+      const results = [await compare(undefined)];
+      if (redis) results.push(await compare(redis.url));
+      for (const line of compareTable(results)) console.log(line);
+      console.log('');
+    }
+    if (PARTS.includes('burst')) {
+      const rows: string[] = [];
+      for (const scenario of SCENARIOS) {
+        rows.push(await runScenario(scenario, undefined));
+        if (redis) rows.push(await runScenario(scenario, redis.url));
+      }
+      console.log(
+        `${CALLS} long-running calls at once (Prefer: respond-async), each ${WORK_MS} ms of work, one instance\n`,
+      );
+      console.log(
+        '| scenario | calls | 202 | 503 | other | succeeded | lost | 202 p99 ms | all done s | RSS MB before → peak → after | event loop max delay ms |',
+      );
+      console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+      for (const row of rows) console.log(row);
+    }
+    console.log(`\nload average at the end: ${machine().loadavg1}`);
+  } finally {
+    await redis?.stop();
   }
-  await redis?.stop();
-  console.log(
-    `${CALLS} long-running calls at once (Prefer: respond-async), each ${WORK_MS} ms of work, one instance\n`,
-  );
-  console.log(
-    '| scenario | calls | 202 | 503 | other | succeeded | lost | 202 p99 ms | all done s | RSS MB before → peak → after | event loop max delay ms |',
-  );
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
-  for (const row of rows) console.log(row);
 }
 
 void main().catch((error: unknown) => {

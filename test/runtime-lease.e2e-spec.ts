@@ -1,60 +1,12 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import request from 'supertest';
 import { baseEnv, tempDataDir } from './support/app';
-import { tsNodeEntry } from './support/built';
 import { usingSharedRedis } from './support/redis';
-
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  adminKey: string;
-}
-
-/** The service with the test tools as a child process (test/support/runtime-server.ts). */
-async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, tsNodeEntry(join(__dirname, 'support/runtime-server.ts')), {
-    cwd: join(__dirname, '..'),
-    env: { ...process.env, RUNTIME_APP_ENV: JSON.stringify(env) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s: ${stderr}`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    createInterface({ input: child.stdout }).on('line', (text) => {
-      if (!text.startsWith('{"port"')) return;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      resolve(text);
-    });
-  });
-  const { port, adminKey } = JSON.parse(line) as { port: number; adminKey: string };
-  return { child, url: `http://127.0.0.1:${port}`, adminKey };
-}
-
-function killHard(instance: Instance): Promise<void> {
-  return new Promise((resolve) => {
-    if (instance.child.exitCode !== null || instance.child.signalCode !== null) return resolve();
-    instance.child.once('exit', () => resolve());
-    instance.child.kill('SIGKILL');
-  });
-}
-
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  ms: number,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > end) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import {
+  killHard,
+  RuntimeInstance as Instance,
+  startInstance,
+  until,
+} from './support/runtime-instance';
 
 /**
  * An instance that stops while running a long call, even by kill -9, leaves nothing `running`

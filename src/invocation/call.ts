@@ -44,8 +44,8 @@ export interface Call {
   ratePaid?: boolean;
   /**
    * The invocation id a tool call will run as in the background (docs/long-running-calls.md),
-   * decided by its transport before the pipeline: its result's place in the caller's budget of
-   * kept answers is taken with its idempotency claim.
+   * decided by its transport before the pipeline: its caller's budget of kept answers must have
+   * room for its result (ResultRoomStep).
    */
   background?: string;
 }
@@ -63,8 +63,6 @@ export interface Decisions {
   charge?: Charge;
   /** The call's idempotency claim, whose answer is kept once the tool has run. */
   claim?: Claim;
-  /** A background call's place in its caller's budget of kept answers (its result's). */
-  budget?: Claim;
   /**
    * The tool call's place at its tool (admission): a slot or a place in its queue, taken before
    * the call is charged its quota and given back on any refusal; none: `noPlace` says why.
@@ -122,6 +120,8 @@ export const STEP_ORDER = {
    * refused) before anything is charged.
    */
   admission: 250,
+  /** A call to run in the background: room for its result in its caller's budget (429). */
+  resultRoom: 275,
   rateLimit: 300,
   idempotency: 400,
   /**

@@ -126,28 +126,50 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
     const now = this.clock.now().getTime();
     // A marker whose request died lives no longer than its call may run.
     const runningUntil = now + Math.max(this.settings.httpTimeouts.requestMs, runningForMs);
-    const caps = {
-      entries: this.settings.idempotency.maxEntriesPerKey,
-      bytes: this.settings.idempotency.maxBytesPerKey,
-    };
-    const begun = await this.store.beginIdempotent(claim, now, runningUntil, caps);
+    const begun = await this.store.beginIdempotent(claim, now, runningUntil, this.caps());
     return { claim, begun };
   }
 
+  private caps(): { entries: number; bytes: number } {
+    return {
+      entries: this.settings.idempotency.maxEntriesPerKey,
+      bytes: this.settings.idempotency.maxBytesPerKey,
+    };
+  }
+
   /**
-   * A place in the caller's budget of kept answers for a long-running call's result (its size is
-   * counted once it ends: Claim.keepSize); 429 when the caller keeps as much as it may.
+   * A long-running call's result counts against its caller's budget of kept answers once it ends
+   * (keepResult): a caller that keeps as much as it may now is refused (429) before anything is
+   * charged. A read: nothing is reserved, so the calls still running when the budget fills may
+   * take it past its cap by their results (docs/decisions.md).
    */
-  async reserveResult(callerId: string, invocationId: string): Promise<Claim> {
-    const { claim, begun } = await this.begin(
-      callerId,
-      RESULT_SCOPE,
-      invocationId,
-      invocationId,
-      IDEMPOTENCY_KEEP_MS,
-    );
-    if (begun.state === 'full') throw this.budgetFull(begun.retryAtMs);
-    return new Claim(this, claim);
+  async checkResultRoom(callerId: string): Promise<void> {
+    const fullUntil = await this.store.fullUntil(callerId, this.clock.now().getTime(), this.caps());
+    if (fullUntil !== undefined) throw this.budgetFull(fullUntil);
+  }
+
+  /** Counts a long-running call's result of `bytes` against its caller's budget until `untilMs`. */
+  async keepResult(
+    callerId: string,
+    invocationId: string,
+    bytes: number,
+    untilMs: number,
+  ): Promise<void> {
+    const scope = `${RESULT_SCOPE}:${invocationId}`;
+    const size = Buffer.byteLength(scope) + IDEMPOTENCY_ENTRY_OVERHEAD + bytes;
+    try {
+      await this.store.keepSize(callerId, scope, size, untilMs);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Could not count a result against the budget');
+    }
+  }
+
+  /**
+   * Forgets what is kept for a client's Idempotency-Key of a call accepted that never ran (it was
+   * refunded): a retry with the key runs anew.
+   */
+  async forget(callerId: string, tool: string, idempotencyKey: string): Promise<void> {
+    await this.store.forgetAccepted(callerId, `${tool}:${idempotencyKey}`);
   }
 
   /** The 429 of a caller that keeps as much as it may: until its oldest kept answer expires. */
@@ -158,15 +180,6 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
       `Too many kept idempotent answers for this key. ${retryAfterText(wait)}`,
       { 'Retry-After': wait },
     );
-  }
-
-  /** Counts a long-running call's result against the budget until `untilMs` (nothing is stored). */
-  async keepSize(claim: IdempotencyClaim, bytes: number, untilMs: number): Promise<void> {
-    try {
-      await this.store.completeIdempotent(claim, 200, 'null', untilMs, bytes);
-    } catch (error) {
-      this.logger.warn({ err: error }, 'Could not count a result against the budget');
-    }
   }
 
   /** Whole seconds until a key that is full may keep a new answer (at least 1). */
@@ -223,11 +236,6 @@ export class Claim {
 
   release(): Promise<void> {
     return this.service.release(this.entry);
-  }
-
-  /** A long-running call's result of `bytes`, counted against the budget until `untilMs`. */
-  keepSize(bytes: number, untilMs: number): Promise<void> {
-    return this.service.keepSize(this.entry, bytes, untilMs);
   }
 }
 

@@ -9,10 +9,12 @@ import { InvocationPipeline } from './invocation.pipeline';
 import { IdempotencyStep } from './steps/idempotency.step';
 import { AuthenticateStep } from './steps/authenticate.step';
 import { QuotaStep } from './steps/quota.step';
+import { ResultRoomStep } from './steps/result-room.step';
 import { RateLimitStep } from './steps/rate-limit.step';
 import { ScopeStep } from './steps/scope.step';
 import { AdmissionStep, CapacityStep } from './steps/capacity.step';
 import { ToolExecution } from './runtime/execution';
+import { CallSettlement } from './runtime/call-settlement';
 import { LongCalls } from './runtime/long-calls';
 import { ToolSlots } from './runtime/tool-slots';
 import { ToolRunner } from '../tools/tool-runner';
@@ -32,12 +34,14 @@ import { ToolInvoker } from './tool.invoker';
     AuthenticateStep,
     ScopeStep,
     AdmissionStep,
+    ResultRoomStep,
     RateLimitStep,
     IdempotencyStep,
     CapacityStep,
     QuotaStep,
     ToolSlots,
     ToolExecution,
+    CallSettlement,
     LongCalls,
     IdempotencyService,
     InvocationGuard,

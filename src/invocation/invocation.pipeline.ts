@@ -44,7 +44,6 @@ export class InvocationPipeline implements OnModuleInit {
         answer.caller = decided.caller;
         decided.ticket?.release();
         await decided.claim?.release();
-        await decided.budget?.release();
         if (attempt === MAX_ATTEMPTS || !decidedOnKeptKey(decided, error)) throw error;
         for (const name of Object.keys(headers)) delete headers[name];
       }

@@ -27,10 +27,18 @@ import { AnswerFacts, Call, callerOf, Decisions } from './call';
 import { InvocationPipeline } from './invocation.pipeline';
 import { CallControl, CallStopped } from './runtime/call-control';
 import { ClientWatch, deadlinePassed, ToolActor, ToolExecution } from './runtime/execution';
+import type { CallOrigin, ChargedCredits } from './runtime/invocation-records';
 import { invocationLocation, invocationView } from './runtime/invocation.view';
 import { LongCalls, newInvocationId } from './runtime/long-calls';
 import { preferences } from './runtime/prefer';
 import { AtCapacity } from './steps/capacity.step';
+
+/** What a call was charged, once counted: what its refund gives back if it never runs. */
+function chargedOf(decided: Decisions): ChargedCredits | undefined {
+  const charge = decided.charge;
+  if (charge?.quota !== 'counted' || !charge.credits) return undefined;
+  return { day: charge.credits.day, credits: charge.credits.cost };
+}
 
 /**
  * The runtime of a tool call, one for every transport: the pipeline's steps (authentication,
@@ -199,7 +207,8 @@ export class ToolInvoker extends ToolRunner {
     // The tool runs as its caller for the audit trail (over HTTP, with the request's id).
     const actor: ToolActor = { caller, ...callerActor(caller, call.requestId ?? null) };
     io.actor = actor;
-    const { claim, budget } = decided;
+    const { claim } = decided;
+    io.charged = chargedOf(decided);
     const ticket = decided.ticket;
     if (!ticket) throw new Error(`Tool call of '${tool.name}' admitted without a ticket`);
     let input: object;
@@ -207,14 +216,12 @@ export class ToolInvoker extends ToolRunner {
       input = await this.validate(tool, args);
     } catch (error) {
       ticket.release();
-      await budget?.release();
       await claim?.keep(400, { detail: answerOf(error).detail }, false);
       throw error;
     }
-    if (io.background && budget) {
+    if (io.background) {
       if (!this.longCalls.accepting) {
         ticket.release();
-        await budget.release();
         await claim?.release();
         throw new ApiError(
           503,
@@ -222,7 +229,14 @@ export class ToolInvoker extends ToolRunner {
           { 'Retry-After': 1 },
         );
       }
-      return this.background(io.background, tool, input, actor, decided, budget);
+      const idempotencyKey = claim ? String(call.idempotencyKey) : undefined;
+      return this.background(
+        io.background,
+        tool,
+        input,
+        { actor, charged: io.charged, idempotencyKey },
+        decided,
+      );
     }
     try {
       const result = await this.execution.run(
@@ -261,19 +275,11 @@ export class ToolInvoker extends ToolRunner {
     how: { id: string; waitMs: number },
     tool: RegisteredTool,
     input: object,
-    actor: ToolActor,
+    origin: CallOrigin,
     decided: Decisions,
-    budget: NonNullable<Decisions['budget']>,
   ): Promise<unknown> {
     const { claim, ticket } = decided;
-    const record = await this.longCalls.begin(how.id, {
-      tool,
-      input,
-      actor,
-      ticket: ticket!,
-      budget,
-      onFailed: () => void this.accounting.failed(decided.charge),
-    });
+    const record = await this.longCalls.begin(how.id, { ...origin, tool, input, ticket: ticket! });
     const finished = await this.longCalls.awaitFinish(record.id, how.waitMs);
     if (!finished) {
       await claim?.keep(202, invocationView(record));

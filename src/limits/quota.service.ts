@@ -110,8 +110,25 @@ export class QuotaService {
   }
 
   /** A counted call of this charge ended in a 5xx (a 504 among them): its tool's `failed` count. */
-  async countFailure(keyId: string, charge: QuotaCharge): Promise<void> {
+  async countFailure(keyId: string, charge: Pick<QuotaCharge, 'day' | 'tool'>): Promise<void> {
     await this.store.countFailure(keyId, charge.day, charge.tool);
+  }
+
+  /**
+   * Gives back the credits of a counted call that never ran (docs/keys-and-limits.md): off the day
+   * and the month it was charged on, the call counted as failed for its tool that day. The one
+   * place a refund is made.
+   */
+  async refund(
+    keyId: string,
+    charged: Pick<QuotaCharge, 'day' | 'tool'> & { credits: number },
+  ): Promise<void> {
+    await this.store.refund(keyId, {
+      day: charged.day,
+      month: charged.day.slice(0, 7),
+      tool: charged.tool,
+      credits: charged.credits,
+    });
   }
 
   /** Where the key stands today (and this month, with a monthly limit). */

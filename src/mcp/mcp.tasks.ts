@@ -98,9 +98,8 @@ export class McpTasks {
     if (first !== 'later' || !io.actor)
       return first === 'later' ? { answer: await running } : first;
     const id = newInvocationId();
-    let budget;
     try {
-      budget = await this.idempotency.reserveResult(io.actor.caller.id, id);
+      await this.idempotency.checkResultRoom(io.actor.caller.id);
     } catch {
       return { answer: await running };
     }
@@ -109,9 +108,8 @@ export class McpTasks {
     const record = await this.calls.adopt(
       id,
       tool,
-      io.actor,
+      { actor: io.actor, charged: io.charged },
       io.control,
-      budget,
       running,
       startedAt,
     );

@@ -4,6 +4,8 @@
  * environment in RUNTIME_APP_ENV (JSON, DATA_DIR included), it listens on a free loopback port and
  * prints one JSON line: `{"port": …, "adminKey": "…"}`.
  */
+// First, as in main.ts: the server's heap settings hold before any module allocates.
+import '../../src/common/heap-tuning';
 import type { AddressInfo, Server } from 'node:net';
 import { startApp } from './app';
 import { RuntimeToolsModule } from './runtime-tools.module';

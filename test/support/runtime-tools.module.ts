@@ -43,7 +43,14 @@ function aborted(signal: AbortSignal, label: string): Promise<never> {
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`, or at once when `signal` aborts (no timer left behind a stopped call). */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve(undefined)), {
+      once: true,
+    });
+  });
 
 export const narrowGate = new Gate();
 
@@ -80,7 +87,7 @@ export class RuntimeToolsController {
     const stopped = aborted(context.signal, label);
     stopped.catch(() => undefined);
     for (let step = 1; step <= steps; step++) {
-      await Promise.race([sleep(ms / steps), stopped]);
+      await Promise.race([sleep(ms / steps, context.signal), stopped]);
       context.progress(step, steps, `step ${step}`);
     }
     return { label, slept: ms };

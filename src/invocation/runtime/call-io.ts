@@ -5,6 +5,7 @@ import type { InvocationRecord } from '../../store/invocations/invocation.store'
 import type { AnswerFacts, Call } from '../call';
 import type { ClientWatch, ProgressSink, ToolActor } from './execution';
 import type { CallControl } from './call-control';
+import type { ChargedCredits } from './invocation-records';
 
 /**
  * Who calls a tool over MCP: what its transport knows of the call, the tool and its arguments
@@ -34,6 +35,8 @@ export interface CallIo {
   background?: { id: string; waitMs: number };
   /** Whom the tool runs as, once the pipeline has admitted the call. */
   actor?: ToolActor;
+  /** What the call was charged, once the pipeline has counted it. */
+  charged?: ChargedCredits;
   /** Unties the call from the request that carried it (an MCP call that became a task). */
   detach?: () => void;
 }

@@ -11,28 +11,29 @@ import { Clock } from '../../limits/clock';
 import { Settings, SETTINGS } from '../../settings/settings';
 import {
   ACTIVE_STATUSES,
-  InvocationChanges,
   InvocationRecord,
   InvocationStore,
 } from '../../store/invocations/invocation.store';
 import type { RegisteredTool } from '../../tools/tool.registry';
-import type { Claim } from '../idempotency';
+import { IdempotencyService } from '../idempotency';
 import { CallControl } from './call-control';
-import { ToolActor, ToolExecution } from './execution';
+import { CallSettlement } from './call-settlement';
+import { ToolExecution } from './execution';
 import {
+  CallOrigin,
+  Ending,
+  endOf,
   INSTANCE_STOPPED_CHANGES,
+  LongCallSpec,
   outcomeOf,
   progressWriter,
   stoppedBy,
   newRecord,
 } from './invocation-records';
-import type { Ticket } from './tool-slots';
 
-/** A finished call is kept this long (its view, its result). */
-export const INVOCATION_KEEP_MS = 24 * 3_600_000;
-/** A result larger than this is not kept (the call fails). */
-export const MAX_RESULT_BYTES = 1024 * 1024;
-/** An instance looks for calls orphaned by a stopped instance this often. */
+export { INVOCATION_KEEP_MS, MAX_RESULT_BYTES, newInvocationId } from './invocation-records';
+
+/** An instance looks for calls orphaned by a stopped instance this often (at most). */
 const SWEEP_MS = 5_000;
 
 /** A call this instance runs in the background. */
@@ -41,29 +42,14 @@ interface Running {
   done: Promise<InvocationRecord | undefined>;
 }
 
-/** What it takes to run a call in the background. */
-export interface LongCallSpec {
-  tool: RegisteredTool;
-  input: object;
-  actor: ToolActor;
-  ticket: Ticket;
-  /** Its place in the caller's budget of kept answers (the result counts against it). */
-  budget: Claim;
-  /** Called when it ends in a 5xx (a 504 among them): its tool's `failed` count. */
-  onFailed?: () => void;
-}
-
-/** A new invocation id: unguessable, as it is also an MCP task's id (a bearer of sorts). */
-export function newInvocationId(): string {
-  return `inv_${randomBytes(16).toString('hex')}`;
-}
-
 /**
  * Long-running calls (docs/long-running-calls.md): a call run in the background on the instance
  * that accepted it, its state in the store (InvocationStore) so that any instance answers for it.
- * This instance renews its lease while it runs calls and reads their cancel marks; it also marks
- * `failed` the calls of an instance whose lease lapsed (it stopped, even by kill -9). On shutdown
- * its calls may finish for SHUTDOWN_DRAIN_MS, then are stopped and marked failed.
+ * Accepting one writes its record and nothing else: this instance renews its lease on its timer
+ * while it runs calls (within a lease of the first, which a call that young never needs), and
+ * reads their cancel marks; it also marks `failed` the calls of an instance whose lease lapsed (it
+ * stopped, even by kill -9), refunding those that never started. On shutdown its calls may finish
+ * for SHUTDOWN_DRAIN_MS, then are stopped and marked failed, those still queued refunded.
  */
 @Injectable()
 export class LongCalls
@@ -80,6 +66,8 @@ export class LongCalls
   constructor(
     private readonly store: InvocationStore,
     private readonly execution: ToolExecution,
+    private readonly settlement: CallSettlement,
+    private readonly idempotency: IdempotencyService,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
@@ -102,29 +90,15 @@ export class LongCalls
    */
   async begin(id: string, spec: LongCallSpec): Promise<InvocationRecord> {
     const now = this.clock.now().toISOString();
-    const queued = spec.ticket.queued;
-    const record = newRecord(
-      this.instance,
-      id,
-      spec.tool.name,
-      spec.actor,
-      now,
-      queued ? null : now,
-      queued,
-    );
+    const record = newRecord(this.instance, id, spec.tool.name, spec, now, spec.ticket.queued);
     const control = new CallControl();
     try {
-      await this.leaseFor();
       await this.store.create(record);
     } catch (error) {
       spec.ticket.release();
       throw error;
     }
-    const outcome = this.drive(record, spec, control).then((changes) => {
-      if ((changes.error?.status ?? 0) >= 500) spec.onFailed?.();
-      return changes;
-    });
-    this.track(record, control, spec.budget, outcome);
+    this.track(record, control, this.drive(record, spec, control));
     return record;
   }
 
@@ -135,32 +109,20 @@ export class LongCalls
   async adopt(
     id: string,
     tool: RegisteredTool,
-    actor: ToolActor,
+    origin: CallOrigin,
     control: CallControl,
-    budget: Claim,
     running: Promise<unknown>,
     startedAt: Date,
   ): Promise<InvocationRecord> {
-    const record = newRecord(
-      this.instance,
-      id,
-      tool.name,
-      actor,
-      startedAt.toISOString(),
-      startedAt.toISOString(),
-      false,
-    );
-    await this.leaseFor();
+    const record = newRecord(this.instance, id, tool.name, origin, startedAt.toISOString(), false);
     await this.store.create(record);
-    this.track(record, control, budget, outcomeOf(tool, running));
+    const ending = outcomeOf(tool, running).then((changes): Ending => ({
+      changes,
+      refund: false,
+      settles: false,
+    }));
+    this.track(record, control, ending);
     return record;
-  }
-
-  /** The instance's lease, renewed before its first call is stored (the ticks renew it after). */
-  private async leaseFor(): Promise<void> {
-    if (this.running.size === 0) {
-      await this.store.renew(this.instance, Date.now() + this.settings.invocations.leaseMs);
-    }
   }
 
   /** Resolves with the call's record once it is over, or undefined after `ms` (0: at once). */
@@ -185,8 +147,9 @@ export class LongCalls
     if (record?.expires_ms != null && record.expires_ms <= this.clock.now().getTime()) return;
     if (!record || !ACTIVE_STATUSES.includes(record.status)) return record;
     if (record.instance === this.instance) return record;
+    if (record.created_at >= this.youngSince()) return record;
     if (await this.store.alive(record.instance, Date.now())) return record;
-    return (await this.orphaned(record)) ?? (await this.store.get(id));
+    return (await this.settlement.orphaned(record)) ?? (await this.store.get(id));
   }
 
   /** A caller's calls, newest first (those kept past their 24 hours left out). */
@@ -223,25 +186,33 @@ export class LongCalls
     clearInterval(this.timer);
   }
 
-  /** Runs the call: its slot first (queued until then), then the tool within its deadline. */
+  /**
+   * Runs the call: its slot first (queued until then), then the tool within its deadline. A call
+   * whose record another instance moved on while it waited (taken for an orphan) does not run.
+   */
   private async drive(
     record: InvocationRecord,
     spec: LongCallSpec,
     control: CallControl,
-  ): Promise<InvocationChanges> {
-    if (spec.ticket.queued) {
+  ): Promise<Ending> {
+    if (record.status === 'queued') {
       try {
         await spec.ticket.started(control.signal);
       } catch {
-        return stoppedBy(control);
+        const changes = stoppedBy(control);
+        return { changes, refund: changes === INSTANCE_STOPPED_CHANGES, settles: true };
       }
-      await this.store
-        .update(record.id, { status: 'running', started_at: this.clock.now().toISOString() }, [
-          'queued',
-        ])
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error }, 'Could not mark a call running'),
-        );
+      const started = { status: 'running' as const, started_at: this.clock.now().toISOString() };
+      const marked = await this.store
+        .update(record.id, started, ['queued'])
+        .catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'Could not mark a call running');
+          return record;
+        });
+      if (!marked) {
+        spec.ticket.release();
+        return { changes: INSTANCE_STOPPED_CHANGES, refund: false, settles: false };
+      }
     }
     control.deadline(spec.tool.runtime.timeoutMs);
     const progress = progressWriter(this.store, record.id);
@@ -250,94 +221,72 @@ export class LongCalls
       this.execution.run(spec.tool, spec.input, spec.actor, control, spec.ticket, progress.sink),
     );
     // The last report stands in the final record, whatever was written before.
-    return { ...changes, ...progress.last() };
+    return { changes: { ...changes, ...progress.last() }, refund: false, settles: true };
   }
 
-  /** Follows a call to its end: its record written, its result counted against the budget. */
-  private track(
-    record: InvocationRecord,
-    control: CallControl,
-    budget: Claim,
-    outcome: Promise<InvocationChanges>,
-  ): void {
-    const done = outcome.then((changes) => this.finish(record.id, changes, budget));
+  /** Follows a call to its end: its record written, its caller's usage and budget settled. */
+  private track(record: InvocationRecord, control: CallControl, ending: Promise<Ending>): void {
+    const done = ending.then((end) => this.finish(record, end));
     this.running.set(record.id, { control, done });
     void done.finally(() => this.running.delete(record.id));
   }
 
+  /**
+   * Writes the call's end (a compare-and-set: a call another instance took for an orphan ends as
+   * that instance wrote it), then settles what it leaves: a refund, or, ended in a 5xx, its tool's
+   * `failed` count. Its result enters its caller's budget of kept answers in the same commit as its
+   * end (a call another instance ended first costs that budget an entry of no result).
+   */
   private async finish(
-    id: string,
-    changes: InvocationChanges,
-    budget: Claim,
+    record: InvocationRecord,
+    { changes, refund, settles }: Ending,
   ): Promise<InvocationRecord | undefined> {
-    const finishedAt = this.clock.now();
-    let final = changes;
-    let bytes = 0;
-    if (changes.status === 'succeeded') {
-      bytes = Buffer.byteLength(JSON.stringify(changes.result ?? null));
-      if (bytes > MAX_RESULT_BYTES) {
-        bytes = 0;
-        final = {
-          status: 'failed',
-          result: null,
-          error: {
-            status: 500,
-            detail: `The answer was larger than ${MAX_RESULT_BYTES} bytes and was not kept.`,
-          },
-          error_kind: 'runtime',
-        };
-      }
-    }
-    await budget.keepSize(bytes, finishedAt.getTime() + INVOCATION_KEEP_MS);
+    const { id, caller_id: callerId } = record;
+    const end = endOf(changes, this.clock.now());
+    const until = end.changes.expires_ms ?? 0;
+    const kept = refund
+      ? undefined
+      : this.idempotency.keepResult(callerId, id, end.resultBytes, until);
+    let after: InvocationRecord | undefined;
     try {
-      return await this.store.update(
-        id,
-        {
-          ...final,
-          finished_at: finishedAt.toISOString(),
-          expires_ms: finishedAt.getTime() + INVOCATION_KEEP_MS,
-        },
-        ACTIVE_STATUSES,
-      );
+      after = await this.store.update(id, end.changes, ACTIVE_STATUSES);
     } catch (error) {
       this.logger.error({ err: error }, `Could not record the end of ${id}`);
-      return undefined;
     }
+    await kept;
+    if (!after) return undefined;
+    if (refund) await this.settlement.refund(after);
+    else if (settles && (after.error?.status ?? 0) >= 500) await this.settlement.failed(after);
+    return after;
   }
 
-  /** Marks a call whose instance stopped `failed`; the record after, if this instance did it. */
-  private orphaned(record: InvocationRecord): Promise<InvocationRecord | undefined> {
-    const at = this.clock.now();
-    return this.store.update(
-      record.id,
-      {
-        status: 'failed',
-        ...INSTANCE_STOPPED_CHANGES,
-        finished_at: at.toISOString(),
-        expires_ms: at.getTime() + INVOCATION_KEEP_MS,
-      },
-      ACTIVE_STATUSES,
-    );
+  /** Calls created since this instant are younger than a lease: never taken for orphans. */
+  private youngSince(): string {
+    return new Date(this.clock.now().getTime() - this.settings.invocations.leaseMs).toISOString();
   }
 
   /**
-   * While this instance runs calls: renews its lease and stops what was cancelled elsewhere. In
-   * any case, now and then: sweeps the calls of stopped instances, purges expired ones. An idle
-   * instance writes nothing (a write a second would cost every request on SQLite its kept key
-   * records, which last while nothing is written).
+   * While this instance runs calls: renews its lease and stops what was cancelled elsewhere (read
+   * from the marks at each renewal, or, where the store announces cancels, at each sweep, should
+   * an announcement be lost). In any case, now and then: sweeps the calls of stopped instances,
+   * purges expired ones. An idle instance writes nothing but the hourly purge.
    */
   private async tick(): Promise<void> {
     const now = Date.now();
+    const sweep = now - this.sweptAt >= Math.min(SWEEP_MS, this.settings.invocations.leaseMs / 3);
     try {
       if (this.running.size) {
         await this.store.renew(this.instance, now + this.settings.invocations.leaseMs);
-        for (const id of await this.store.cancelsAmong([...this.running.keys()])) {
-          this.running.get(id)?.control.stop('cancelled');
+        if (sweep || !this.store.announcesCancels) {
+          for (const id of await this.store.cancelsAmong([...this.running.keys()])) {
+            this.running.get(id)?.control.stop('cancelled');
+          }
         }
       }
-      if (now - this.sweptAt >= SWEEP_MS) {
+      if (sweep) {
         this.sweptAt = now;
-        for (const record of await this.store.orphans(now, 100)) await this.orphaned(record);
+        const orphans = await this.store.orphans(now, this.youngSince(), 100);
+        for (const record of orphans) await this.settlement.orphaned(record);
       }
       if (now - this.purgedAt >= 3_600_000) {
         this.purgedAt = now;

@@ -32,28 +32,8 @@ export class IdempotencyStep implements InvocationStep {
   ) {}
 
   run(call: Call, decided: Readonly<Decisions>): Promise<StepDecision> | void {
-    if (call.tool === undefined) return;
-    if (call.idempotencyKey === undefined && call.background === undefined) return;
-    return this.decide(call, call.tool, decided);
-  }
-
-  private async decide(
-    call: Call,
-    tool: string,
-    decided: Readonly<Decisions>,
-  ): Promise<StepDecision> {
-    const claim =
-      call.idempotencyKey === undefined
-        ? undefined
-        : await this.begin(call, tool, call.idempotencyKey, decided);
-    if (call.background === undefined) return { claim };
-    try {
-      const budget = await this.idempotency.reserveResult(callerOf(decided).id, call.background);
-      return { claim, budget };
-    } catch (error) {
-      await claim?.release();
-      throw error;
-    }
+    if (call.tool === undefined || call.idempotencyKey === undefined) return;
+    return this.begin(call, call.tool, call.idempotencyKey, decided).then((claim) => ({ claim }));
   }
 
   private async begin(

@@ -28,7 +28,7 @@ export class RateLimitStep implements InvocationStep {
       tool: call.tool,
       cost: call.tool === undefined ? undefined : this.registry.get(call.tool)?.runtime.cost,
       // The idempotency step stands between the rate and the quota: the quota waits for it.
-      idempotent: call.idempotencyKey !== undefined || call.background !== undefined,
+      idempotent: call.idempotencyKey !== undefined,
       ratePaid: call.ratePaid === true,
       admitted: call.tool === undefined || decided.ticket !== undefined,
     });

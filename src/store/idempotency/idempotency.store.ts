@@ -61,6 +61,28 @@ export abstract class IdempotencyStore {
   /** Removes this claim's marker: the call was refused or its answer is not kept. */
   abstract releaseIdempotent(claim: IdempotencyClaim): Promise<void>;
   /**
+   * Whether the key holds `caps.entries` entries or `caps.bytes` bytes now (its expired entries
+   * forgotten first, only then: a key with room writes nothing): when full, the time its oldest
+   * entry expires; undefined when it has room.
+   */
+  abstract fullUntil(
+    keyId: string,
+    nowMs: number,
+    caps: IdempotencyCaps,
+  ): Promise<number | undefined>;
+  /**
+   * Counts an entry of `bytes` under `scope` (no answer to replay) against the key's budget until
+   * `keepUntilMs`: a long-running call's result. Nothing when the scope has an entry already.
+   */
+  abstract keepSize(
+    keyId: string,
+    scope: string,
+    bytes: number,
+    keepUntilMs: number,
+  ): Promise<void>;
+  /** Forgets the entry under `scope` while it is a marker or a kept 202 (a call that never ran). */
+  abstract forgetAccepted(keyId: string, scope: string): Promise<void>;
+  /**
    * Forgets the expired entries of every key, revoked keys' too (whose entries no call of theirs
    * would ever prune); how many. Worked through in slices, so that no request waits for all of it.
    */

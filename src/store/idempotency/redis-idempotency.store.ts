@@ -93,6 +93,51 @@ const IDEMPOTENCY_SCRIPTS = {
       return 1`,
   },
   /**
+   * KEYS: as above. ARGV: now (ms), entry cap, byte cap. Whether the key is full: -1 when it has
+   * room, else when its oldest entry expires; its expired entries are forgotten first only when it
+   * looks full (a key with room writes nothing).
+   */
+  tisIdempotencyFullUntil: {
+    numberOfKeys: 3,
+    lua: `${FORGET_IDEMPOTENT_LUA}
+      local function full()
+        local entries = redis.call('HLEN', KEYS[1])
+        local bytes = tonumber(redis.call('GET', KEYS[3]) or '0')
+        return entries > 0 and (entries >= tonumber(ARGV[2]) or bytes >= tonumber(ARGV[3]))
+      end
+      if not full() then return -1 end
+      forgetExpired(KEYS, ARGV[1], 1000)
+      if not full() then return -1 end
+      return tonumber(redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2] or ARGV[1])`,
+  },
+  /**
+   * KEYS: as above. ARGV: scope, bytes, kept until (ms). An entry of that size with no answer to
+   * replay (a long-running call's result), unless the scope has one.
+   */
+  tisKeepSize: {
+    numberOfKeys: 3,
+    lua: `
+      if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+      redis.call('HSET', KEYS[1], ARGV[1], cjson.encode({s = 200, b = 'null', n = tonumber(ARGV[2])}))
+      redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+      redis.call('INCRBY', KEYS[3], ARGV[2])
+      for i = 1, 3 do redis.call('PEXPIREAT', KEYS[i], ARGV[3]) end
+      return 1`,
+  },
+  /** KEYS: as above. ARGV: scope. Forgets its entry while it is a marker or a kept 202. */
+  tisForgetAccepted: {
+    numberOfKeys: 3,
+    lua: `
+      local found = redis.call('HGET', KEYS[1], ARGV[1])
+      if not found then return 0 end
+      local e = cjson.decode(found)
+      if e['s'] and e['s'] ~= 202 then return 0 end
+      redis.call('HDEL', KEYS[1], ARGV[1])
+      redis.call('ZREM', KEYS[2], ARGV[1])
+      redis.call('DECRBY', KEYS[3], e['n'] or 0)
+      return 1`,
+  },
+  /**
    * KEYS: as above. ARGV: now (ms), at most how many to forget. Forgets expired entries; returns
    * how many, and the three keys go when no entry is left.
    */
@@ -120,6 +165,24 @@ declare module 'ioredis' {
       ...args: string[]
     ): Result<number, Context>;
     tisPurgeIdempotent(
+      entries: string,
+      expiry: string,
+      bytes: string,
+      ...args: string[]
+    ): Result<number, Context>;
+    tisIdempotencyFullUntil(
+      entries: string,
+      expiry: string,
+      bytes: string,
+      ...args: string[]
+    ): Result<number, Context>;
+    tisKeepSize(
+      entries: string,
+      expiry: string,
+      bytes: string,
+      ...args: string[]
+    ): Result<number, Context>;
+    tisForgetAccepted(
       entries: string,
       expiry: string,
       bytes: string,
@@ -194,6 +257,37 @@ export class RedisIdempotencyStore extends IdempotencyStore {
         '0',
       ),
     );
+  }
+
+  async fullUntil(
+    keyId: string,
+    nowMs: number,
+    caps: IdempotencyCaps,
+  ): Promise<number | undefined> {
+    const until = await redisCall(
+      this.redis.client.tisIdempotencyFullUntil(
+        ...RedisKeys.idempotency(keyId),
+        String(nowMs),
+        String(caps.entries),
+        String(caps.bytes),
+      ),
+    );
+    return until < 0 ? undefined : until;
+  }
+
+  async keepSize(keyId: string, scope: string, bytes: number, keepUntilMs: number): Promise<void> {
+    await redisCall(
+      this.redis.client.tisKeepSize(
+        ...RedisKeys.idempotency(keyId),
+        scope,
+        String(bytes),
+        String(keepUntilMs),
+      ),
+    );
+  }
+
+  async forgetAccepted(keyId: string, scope: string): Promise<void> {
+    await redisCall(this.redis.client.tisForgetAccepted(...RedisKeys.idempotency(keyId), scope));
   }
 
   /**

@@ -22,13 +22,31 @@ const sumOf = (rows: { bytes: number }[]): number => rows.reduce((sum, row) => s
 /**
  * Idempotency entries in the embedded store: the `idempotency` table, each entry with its size,
  * and `idempotency_totals`, each key's entries and bytes (read in O(1) by every idempotent call).
+ * What long-running calls write (their results' sizes, an answer forgotten with a refund) goes in
+ * the store's group commits (SqliteDatabase.groupCommit), with the calls' records.
  */
 export class SqliteIdempotencyStore extends IdempotencyStore {
   private readonly stmt: Record<string, Database.Statement>;
+  /** The statements of the group commits, on the connection they commit on. */
+  private readonly grouped: Record<string, Database.Statement>;
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
-    const { db } = sqlite;
+    const { db, counters } = sqlite;
+    const addToTotals = `INSERT INTO idempotency_totals (key_id, entries, bytes) VALUES (?, ?, ?)
+         ON CONFLICT(key_id) DO UPDATE SET entries = entries + excluded.entries,
+           bytes = bytes + excluded.bytes`;
+    this.grouped = {
+      keepSize: counters.prepare(
+        `INSERT INTO idempotency (key_id, scope, fingerprint, token, status, body, expires_ms, bytes)
+         VALUES (?, ?, '', '', 200, 'null', ?, ?) ON CONFLICT DO NOTHING`,
+      ),
+      forgetAccepted: counters.prepare(
+        `DELETE FROM idempotency WHERE key_id = ? AND scope = ? AND (status IS NULL OR status = 202)
+         RETURNING bytes`,
+      ),
+      add: counters.prepare(addToTotals),
+    };
     this.stmt = {
       idemPrune: db.prepare(
         'DELETE FROM idempotency WHERE key_id = ? AND expires_ms <= ? RETURNING bytes',
@@ -55,11 +73,7 @@ export class SqliteIdempotencyStore extends IdempotencyStore {
            (SELECT key_id, scope FROM idempotency WHERE expires_ms <= ? LIMIT ${PURGE_SLICE})
          RETURNING key_id, bytes`,
       ),
-      idemAdd: db.prepare(
-        `INSERT INTO idempotency_totals (key_id, entries, bytes) VALUES (?, ?, ?)
-         ON CONFLICT(key_id) DO UPDATE SET entries = entries + excluded.entries,
-           bytes = bytes + excluded.bytes`,
-      ),
+      idemAdd: db.prepare(addToTotals),
       idemForgetEmpty: db.prepare('DELETE FROM idempotency_totals WHERE entries <= 0'),
     };
   }
@@ -82,13 +96,7 @@ export class SqliteIdempotencyStore extends IdempotencyStore {
             if (row.status === null) return { state: 'in_progress' };
             return { state: 'done', status: row.status, body: row.body ?? 'null' };
           }
-          const held = this.stmt.idemTotals.get(keyId) as
-            { entries: number; bytes: number } | undefined;
-          if (
-            held &&
-            held.entries > 0 &&
-            (held.entries >= caps.entries || held.bytes >= caps.bytes)
-          ) {
+          if (this.isFull(keyId, caps)) {
             return { state: 'full', retryAtMs: this.stmt.idemOldest.get(keyId) as number };
           }
           this.stmt.idemStart.run(keyId, scope, fingerprint, token, runningUntilMs, markerBytes);
@@ -101,6 +109,44 @@ export class SqliteIdempotencyStore extends IdempotencyStore {
 
   private addToTotals(keyId: string, entries: number, bytes: number): void {
     this.stmt.idemAdd.run(keyId, entries, bytes);
+  }
+
+  private isFull(keyId: string, caps: IdempotencyCaps): boolean {
+    const held = this.stmt.idemTotals.get(keyId) as { entries: number; bytes: number } | undefined;
+    return (
+      held !== undefined &&
+      held.entries > 0 &&
+      (held.entries >= caps.entries || held.bytes >= caps.bytes)
+    );
+  }
+
+  /** A read; the key's expired entries are forgotten (a write) only when it looks full. */
+  fullUntil(keyId: string, nowMs: number, caps: IdempotencyCaps): Promise<number | undefined> {
+    return this.sqlite.run(() => {
+      if (!this.isFull(keyId, caps)) return undefined;
+      return this.sqlite.db
+        .transaction(() => {
+          const expired = this.stmt.idemPrune.all(keyId, nowMs) as { bytes: number }[];
+          if (expired.length) this.addToTotals(keyId, -expired.length, -sumOf(expired));
+          return this.isFull(keyId, caps) ? (this.stmt.idemOldest.get(keyId) as number) : undefined;
+        })
+        .immediate();
+    });
+  }
+
+  keepSize(keyId: string, scope: string, bytes: number, keepUntilMs: number): Promise<void> {
+    return this.sqlite.groupCommit(() => {
+      if (this.grouped.keepSize.run(keyId, scope, keepUntilMs, bytes).changes) {
+        this.grouped.add.run(keyId, 1, bytes);
+      }
+    });
+  }
+
+  forgetAccepted(keyId: string, scope: string): Promise<void> {
+    return this.sqlite.groupCommit(() => {
+      const gone = this.grouped.forgetAccepted.all(keyId, scope) as { bytes: number }[];
+      if (gone.length) this.grouped.add.run(keyId, -gone.length, -sumOf(gone));
+    });
   }
 
   completeIdempotent(

@@ -55,6 +55,15 @@ export interface InvocationRecord {
   cancel_requested: boolean;
   /** When a finished call is forgotten (ms); null while it runs. */
   expires_ms: number | null;
+  /**
+   * The UTC day (`YYYY-MM-DD`) its credits were charged on, the month being that day's; null when
+   * nothing was charged. A call that never started is refunded on that day and month.
+   */
+  charged_day: string | null;
+  /** The credits it was charged. */
+  charged_credits: number;
+  /** The Idempotency-Key it was started with (its kept answer is forgotten when it is refunded). */
+  idempotency_key: string | null;
 }
 
 /** What changes when a call moves on (its status, progress, outcome). */
@@ -113,15 +122,26 @@ export abstract class InvocationStore {
   abstract cancelsAmong(ids: readonly string[]): Promise<string[]>;
   /** Called at once when a cancel is asked on any instance, where the backend can tell (Redis). */
   abstract onCancel(listener: (id: string) => void): void;
+  /** Whether `onCancel` hears of every cancel as it is asked (the marks are then a fallback). */
+  abstract readonly announcesCancels: boolean;
   /** This instance still runs its calls, until `untilMs`. */
   abstract renew(instance: string, untilMs: number): Promise<void>;
   /** Whether the instance's lease still runs at `nowMs`. */
   abstract alive(instance: string, nowMs: number): Promise<boolean>;
   /**
-   * Calls of instances whose lease lapsed by `nowMs`, still queued or running: their instance
-   * stopped without finishing them (at most `limit`).
+   * Calls still queued or running, created before `createdBefore` (an ISO instant), of instances
+   * whose lease lapsed by `nowMs`: their instance stopped without finishing them (at most
+   * `limit`). An instance writes its lease after its first call's record, within a lease of it:
+   * a younger call is never taken for an orphan.
    */
-  abstract orphans(nowMs: number, limit: number): Promise<InvocationRecord[]>;
-  /** Forgets the calls that ended before their `expires_ms`; how many. */
+  abstract orphans(
+    nowMs: number,
+    createdBefore: string,
+    limit: number,
+  ): Promise<InvocationRecord[]>;
+  /**
+   * Forgets the calls that ended before their `expires_ms`; how many. Worked through in slices,
+   * so that no request waits for all of it.
+   */
   abstract purge(nowMs: number): Promise<number>;
 }

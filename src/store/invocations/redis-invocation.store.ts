@@ -3,6 +3,7 @@ import { redisCall } from '../redis/redis.connection';
 import type { RedisDatabase } from '../redis/redis.database';
 import { idOfIndexMember, indexMember, RedisKeys } from '../redis/redis.keys';
 import {
+  ACTIVE_STATUSES,
   InvocationChanges,
   InvocationPosition,
   InvocationRecord,
@@ -19,13 +20,28 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     /**
      * KEYS: the record. ARGV: the statuses it may be in ('|'-joined), the time it expires (ms, ''
-     * for none), then field/value pairs ('' deletes). Returns the record after (HGETALL), or an
-     * empty list when it was in no such status.
+     * for none), a field not to return ('' for none), then field/value pairs ('' deletes).
+     * Returns the record after (HGETALL, that field left out), or an empty list when it was in no
+     * such status.
      */
     tisMoveInvocation(record: string, ...args: string[]): Result<string[], Context>;
     /** KEYS: the record. ARGV: the statuses a cancel applies to ('|'-joined), the channel, its id. */
     tisCancelInvocation(record: string, ...args: string[]): Result<number, Context>;
   }
+}
+
+/**
+ * A new record's fields: only those that hold something (a field absent reads as null, false or
+ * 0), so that a record holds no empty fields of the states it has not reached.
+ */
+function encodeNew(record: InvocationRecord): string[] {
+  const held: Partial<InvocationRecord> = {};
+  for (const [name, value] of Object.entries(record) as [keyof InvocationRecord, unknown][]) {
+    if (value !== null && value !== false && !(name === 'charged_credits' && value === 0)) {
+      (held as Record<string, unknown>)[name] = value;
+    }
+  }
+  return encode(held);
 }
 
 function encode(fields: Partial<InvocationRecord>): string[] {
@@ -67,8 +83,14 @@ function decode(fields: Record<string, string>): InvocationRecord | undefined {
     instance: fields.instance,
     cancel_requested: fields.cancel_requested === '1',
     expires_ms: json('expires_ms') as number | null,
+    charged_day: text('charged_day'),
+    charged_credits: Number(fields.charged_credits ?? 0),
+    idempotency_key: text('idempotency_key'),
   };
 }
+
+const isActive = (record: InvocationRecord | undefined) =>
+  record !== undefined && ACTIVE_STATUSES.includes(record.status);
 
 const MOVE_LUA = `
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -76,12 +98,18 @@ if not status then return {} end
 local allowed = false
 for s in string.gmatch(ARGV[1], '[^|]+') do if s == status then allowed = true end end
 if not allowed then return {} end
-for i = 3, #ARGV, 2 do
+for i = 4, #ARGV, 2 do
   if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i])
   else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 end
 if ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
-return redis.call('HGETALL', KEYS[1])`;
+local all = redis.call('HGETALL', KEYS[1])
+if ARGV[3] == '' then return all end
+local kept = {}
+for i = 1, #all, 2 do
+  if all[i] ~= ARGV[3] then kept[#kept + 1] = all[i]; kept[#kept + 1] = all[i + 1] end
+end
+return kept`;
 
 const CANCEL_LUA = `
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -105,6 +133,8 @@ return 0`;
 export class RedisInvocationStore extends InvocationStore {
   private readonly channel: string;
   private readonly listeners: ((id: string) => void)[] = [];
+  /** Running entries whose record the last sweep did not find. */
+  private missing = new Set<string>();
 
   constructor(private readonly redis: RedisDatabase) {
     super();
@@ -123,9 +153,15 @@ export class RedisInvocationStore extends InvocationStore {
     return this.redis.client;
   }
 
+  /**
+   * The record, the caller's index and the running calls, sent at once (one round trip; on one
+   * connection Redis runs them in that order). On a Cluster they live on different nodes, and an
+   * index or running entry may be read a moment before its record exists: `list` and `orphans`
+   * forget an entry without a record only once it cannot be that.
+   */
   async create(record: InvocationRecord): Promise<void> {
-    await redisCall(this.client.hset(RedisKeys.invocation(record.id), ...encode(record)));
     await Promise.all([
+      redisCall(this.client.hset(RedisKeys.invocation(record.id), ...encodeNew(record))),
       redisCall(
         this.client.zadd(RedisKeys.invocationsOf(record.caller_id), 0, indexMember(record)),
       ),
@@ -165,7 +201,10 @@ export class RedisInvocationStore extends InvocationStore {
         this.client.zrevrangebylex(index, max, '-', 'LIMIT', 0, LIST_BATCH),
       );
       const records = await Promise.all(members.map((m) => this.get(idOfIndexMember(m))));
-      const gone = members.filter((_, i) => !records[i]);
+      // An entry older than a minute without its record: the call expired (a younger one may be
+      // a record still on its way).
+      const old = new Date(Date.now() - 60_000).toISOString();
+      const gone = members.filter((m, i) => !records[i] && m < old);
       if (gone.length) await redisCall(this.client.zrem(index, ...gone));
       for (const record of records) {
         if (!record || (page.status && record.status !== page.status)) continue;
@@ -183,15 +222,19 @@ export class RedisInvocationStore extends InvocationStore {
     from: readonly InvocationStatus[],
   ): Promise<InvocationRecord | undefined> {
     const { expires_ms, ...fields } = changes;
+    // A result just written is not read back (it may be a megabyte of JSON).
+    const setsResult = changes.result !== undefined;
     const stored = await redisCall(
       this.client.tisMoveInvocation(
         RedisKeys.invocation(id),
         from.join('|'),
         expires_ms === undefined || expires_ms === null ? '' : String(expires_ms),
+        setsResult ? 'result' : '',
         ...encode({ ...fields, ...(expires_ms === undefined ? {} : { expires_ms }) }),
       ),
     );
-    const record = decodeFlat(stored);
+    const found = decodeFlat(stored);
+    const record = found && setsResult ? { ...found, result: changes.result } : found;
     if (record && record.status !== 'queued' && record.status !== 'running') {
       await redisCall(this.client.hdel(RedisKeys.activeInvocations, id));
     }
@@ -211,6 +254,9 @@ export class RedisInvocationStore extends InvocationStore {
     return ids.filter((_, i) => marks[i] === '1');
   }
 
+  /** Every cancel is published on the channel: the marks are read at each sweep only. */
+  readonly announcesCancels = true;
+
   onCancel(listener: (id: string) => void): void {
     this.listeners.push(listener);
   }
@@ -224,21 +270,30 @@ export class RedisInvocationStore extends InvocationStore {
   }
 
   /** The running calls whose instance's lease is gone (each instance asked once). */
-  async orphans(_nowMs: number, limit: number): Promise<InvocationRecord[]> {
+  async orphans(_nowMs: number, createdBefore: string, limit: number): Promise<InvocationRecord[]> {
     const active = await redisCall(this.client.hgetall(RedisKeys.activeInvocations));
     const instances = [...new Set(Object.values(active))];
     const living = await Promise.all(instances.map((instance) => this.alive(instance)));
     const dead = new Set(instances.filter((_, i) => !living[i]));
-    const ids = Object.keys(active)
-      .filter((id) => dead.has(active[id]))
-      .slice(0, limit);
-    const records = await Promise.all(ids.map((id) => this.get(id)));
-    const stale = ids.filter((_, i) => !records[i]);
-    if (stale.length) await redisCall(this.client.hdel(RedisKeys.activeInvocations, ...stale));
-    return records.filter(
-      (r): r is InvocationRecord =>
-        r !== undefined && (r.status === 'queued' || r.status === 'running'),
-    );
+    const ids = Object.keys(active).filter((id) => dead.has(active[id]));
+    const found: InvocationRecord[] = [];
+    const missing: string[] = [];
+    for (let at = 0; at < ids.length && found.length < limit; at += limit) {
+      const slice = ids.slice(at, at + limit);
+      const records = await Promise.all(slice.map((id) => this.get(id)));
+      // Over (the end's HDEL did not happen), or gone at two sweeps in a row (at the first, its
+      // record may have been on its way): no longer active.
+      const stale = slice.filter((id, i) =>
+        records[i] ? !isActive(records[i]) : this.missing.has(id),
+      );
+      missing.push(...slice.filter((_, i) => !records[i]));
+      if (stale.length) await redisCall(this.client.hdel(RedisKeys.activeInvocations, ...stale));
+      for (const r of records) {
+        if (r && isActive(r) && r.created_at < createdBefore) found.push(r);
+      }
+    }
+    this.missing = new Set(missing);
+    return found.slice(0, limit);
   }
 
   /**

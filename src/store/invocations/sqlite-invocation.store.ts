@@ -34,26 +34,26 @@ const MIGRATIONS = [
      id TEXT PRIMARY KEY,
      alive_until INTEGER NOT NULL
    ) WITHOUT ROWID;`,
+  // What a call was charged, and its Idempotency-Key: what a refund needs.
+  `ALTER TABLE invocations ADD COLUMN charged_day TEXT;
+   ALTER TABLE invocations ADD COLUMN charged_credits INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE invocations ADD COLUMN idempotency_key TEXT;`,
 ];
 
 /** JSON columns, and the flag, as the row holds them. */
 const JSON_FIELDS = ['progress', 'result', 'error'] as const;
 
-interface InvocationRow {
-  id: string;
-  caller_id: string;
-  tool: string;
-  status: InvocationStatus;
+/** Expired calls forgotten in one group commit of the purge. */
+const PURGE_SLICE = 1000;
+
+interface InvocationRow extends Omit<
+  InvocationRecord,
+  'progress' | 'result' | 'error' | 'cancel_requested'
+> {
   progress: string | null;
   result: string | null;
   error: string | null;
-  error_kind: 'tool' | 'runtime' | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  instance: string;
   cancel_requested: number;
-  expires_ms: number | null;
 }
 
 function toRecord(row: InvocationRow): InvocationRecord {
@@ -91,26 +91,61 @@ const CHANGEABLE = new Set([
   'expires_ms',
 ]);
 const ACTIVE = ACTIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+/** The columns an update returns when it sets the result: that one is the caller's already. */
+const ALL_BUT_RESULT = [
+  'id',
+  'caller_id',
+  'tool',
+  'status',
+  'progress',
+  'error',
+  'error_kind',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'instance',
+  'cancel_requested',
+  'expires_ms',
+  'charged_day',
+  'charged_credits',
+  'idempotency_key',
+].join(', ');
 
-/** Long-running calls in the embedded store: `invocations`, and the instances' leases. */
+/**
+ * Long-running calls in the embedded store: `invocations`, and the instances' leases. Everything
+ * they write (a record created, moved on, its progress; a lease; a cancel mark; the purge) is
+ * written in the store's group commits, on the connection that counts credits
+ * (SqliteDatabase.groupCommit): the commit a call's credits pay for carries its record too, and
+ * no write of theirs syncs the disk on the event loop.
+ */
 export class SqliteInvocationStore extends InvocationStore {
   private readonly stmt: Record<string, Database.Statement>;
+  /** Statements whose text depends on the call (an update's columns, a list's filters), once each. */
+  private readonly shaped = new Map<string, Database.Statement>();
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
     sqlite.ensureSchema('invocations', MIGRATIONS);
-    const { db } = sqlite;
+    const db = sqlite.counters;
     this.stmt = {
       insert: db.prepare(
         `INSERT INTO invocations (id, caller_id, tool, status, progress, result, error, error_kind,
-           created_at, started_at, finished_at, instance, cancel_requested, expires_ms)
+           created_at, started_at, finished_at, instance, cancel_requested, expires_ms,
+           charged_day, charged_credits, idempotency_key)
          VALUES (@id, @caller_id, @tool, @status, @progress, @result, @error, @error_kind,
-           @created_at, @started_at, @finished_at, @instance, @cancel_requested, @expires_ms)`,
+           @created_at, @started_at, @finished_at, @instance, @cancel_requested, @expires_ms,
+           @charged_day, @charged_credits, @idempotency_key)`,
       ),
       byId: db.prepare('SELECT * FROM invocations WHERE id = ?'),
       cancel: db.prepare(
         `UPDATE invocations SET cancel_requested = 1 WHERE id = ? AND status IN (${ACTIVE})`,
       ),
+      cancels: db
+        .prepare(
+          `SELECT id FROM invocations WHERE cancel_requested = 1
+             AND id IN (SELECT value FROM json_each(?))`,
+        )
+        .pluck(),
       renew: db.prepare(
         `INSERT INTO invocation_instances (id, alive_until) VALUES (?, ?)
          ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until`,
@@ -119,9 +154,13 @@ export class SqliteInvocationStore extends InvocationStore {
       orphans: db.prepare(
         `SELECT i.* FROM invocations i LEFT JOIN invocation_instances n ON n.id = i.instance
          WHERE i.status IN (${ACTIVE}) AND (n.alive_until IS NULL OR n.alive_until <= ?)
+           AND i.created_at < ?
          LIMIT ?`,
       ),
-      purge: db.prepare('DELETE FROM invocations WHERE expires_ms <= ?'),
+      purge: db.prepare(
+        `DELETE FROM invocations WHERE rowid IN
+           (SELECT rowid FROM invocations WHERE expires_ms <= ? LIMIT ${PURGE_SLICE})`,
+      ),
       forgetInstances: db.prepare(
         `DELETE FROM invocation_instances WHERE alive_until <= ? AND id NOT IN
            (SELECT instance FROM invocations WHERE status IN (${ACTIVE}))`,
@@ -130,8 +169,9 @@ export class SqliteInvocationStore extends InvocationStore {
   }
 
   create(record: InvocationRecord): Promise<void> {
-    return this.sqlite.run(() => {
-      this.stmt.insert.run(toColumns(record));
+    const columns = toColumns(record);
+    return this.sqlite.groupCommit(() => {
+      this.stmt.insert.run(columns);
     });
   }
 
@@ -173,11 +213,11 @@ export class SqliteInvocationStore extends InvocationStore {
       where.push('(created_at, id) < (@created_at, @id)');
       Object.assign(params, page.after);
     }
-    const sql = `SELECT * FROM invocations WHERE ${where.join(' AND ')}
-                 ORDER BY created_at DESC, id DESC LIMIT @limit`;
-    return this.sqlite.run(() =>
-      (this.sqlite.db.prepare(sql).all(params) as InvocationRow[]).map(toRecord),
+    const statement = this.statement(
+      `SELECT * FROM invocations WHERE ${where.join(' AND ')}
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
     );
+    return this.sqlite.run(() => (statement.all(params) as InvocationRow[]).map(toRecord));
   }
 
   update(
@@ -187,45 +227,44 @@ export class SqliteInvocationStore extends InvocationStore {
   ): Promise<InvocationRecord | undefined> {
     const columns = toColumns(changes);
     const names = Object.keys(columns).filter((name) => CHANGEABLE.has(name));
-    const set = names.map((name) => `${name} = @${name}`).join(', ');
-    const statuses = from.map((_, i) => `@from${i}`).join(', ');
     const params: Record<string, unknown> = { id };
     for (const name of names) params[name] = columns[name];
     from.forEach((status, i) => (params[`from${i}`] = status));
-    return this.sqlite.run(() => {
-      const row = this.sqlite.db
-        .prepare(
-          `UPDATE invocations SET ${set} WHERE id = @id AND status IN (${statuses}) RETURNING *`,
-        )
-        .get(params) as InvocationRow | undefined;
-      return row && toRecord(row);
+    // A result just written is not read back (it may be a megabyte of JSON).
+    const setsResult = changes.result !== undefined;
+    const statement = this.statement(
+      `UPDATE invocations SET ${names.map((name) => `${name} = @${name}`).join(', ')}
+       WHERE id = @id AND status IN (${from.map((_, i) => `@from${i}`).join(', ')})
+       RETURNING ${setsResult ? ALL_BUT_RESULT : '*'}`,
+    );
+    return this.sqlite.groupCommit(() => {
+      const row = statement.get(params) as InvocationRow | undefined;
+      if (!row) return undefined;
+      return setsResult
+        ? { ...toRecord({ ...row, result: null }), result: changes.result }
+        : toRecord(row);
     });
   }
 
   requestCancel(id: string): Promise<void> {
-    return this.sqlite.run(() => {
+    return this.sqlite.groupCommit(() => {
       this.stmt.cancel.run(id);
     });
   }
 
   cancelsAmong(ids: readonly string[]): Promise<string[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.sqlite.run(
-      () =>
-        this.sqlite.db
-          .prepare(
-            `SELECT id FROM invocations WHERE cancel_requested = 1 AND id IN (${ids.map(() => '?').join(', ')})`,
-          )
-          .pluck()
-          .all(...ids) as string[],
-    );
+    return this.sqlite.run(() => this.stmt.cancels.all(JSON.stringify(ids)) as string[]);
   }
 
   /** One process holds the embedded store: a cancel asked here is seen by the caller directly. */
   onCancel(): void {}
 
+  /** Another process (sharing the file) is heard of through the marks only. */
+  readonly announcesCancels = false;
+
   renew(instance: string, untilMs: number): Promise<void> {
-    return this.sqlite.run(() => {
+    return this.sqlite.groupCommit(() => {
       this.stmt.renew.run(instance, untilMs);
     });
   }
@@ -237,16 +276,30 @@ export class SqliteInvocationStore extends InvocationStore {
     });
   }
 
-  orphans(nowMs: number, limit: number): Promise<InvocationRecord[]> {
+  orphans(nowMs: number, createdBefore: string, limit: number): Promise<InvocationRecord[]> {
     return this.sqlite.run(() =>
-      (this.stmt.orphans.all(nowMs, limit) as InvocationRow[]).map(toRecord),
+      (this.stmt.orphans.all(nowMs, createdBefore, limit) as InvocationRow[]).map(toRecord),
     );
   }
 
-  purge(nowMs: number): Promise<number> {
-    return this.sqlite.run(() => {
-      this.stmt.forgetInstances.run(nowMs - 86_400_000);
-      return this.stmt.purge.run(nowMs).changes;
-    });
+  /** Slice after slice of PURGE_SLICE calls, each in a group commit of its own. */
+  async purge(nowMs: number): Promise<number> {
+    await this.sqlite.groupCommit(() => this.stmt.forgetInstances.run(nowMs - 86_400_000));
+    let purged = 0;
+    for (;;) {
+      const slice = await this.sqlite.groupCommit(() => this.stmt.purge.run(nowMs).changes);
+      purged += slice;
+      if (slice < PURGE_SLICE) return purged;
+    }
+  }
+
+  /** The statement of `sql` on the connection, prepared at its first use. */
+  private statement(sql: string): Database.Statement {
+    let statement = this.shaped.get(sql);
+    if (!statement) {
+      statement = this.sqlite.counters.prepare(sql);
+      this.shaped.set(sql, statement);
+    }
+    return statement;
   }
 }

@@ -3,6 +3,7 @@ import { FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { privateDir, privateFile, privateIfPresent } from '../../common/private-files';
 import { Store, StoreUnavailableError } from '../store';
+import { GroupCommit } from './group-commit';
 
 /**
  * The schema of the database as the first concerns made it, in the order it grew (`user_version`
@@ -94,10 +95,12 @@ export function storeFailure(error: unknown): Error {
  * implementation through two connections:
  * - `db`, for keys, overrides, audit and idempotency: `synchronous=FULL` syncs the WAL on every
  *   commit, so an answered write survives even a crash of the machine;
- * - `counters`, for the usage counters: one write per tool call, where a sync would cost more than
- *   the whole request. NORMAL commits to the WAL without syncing it: a count survives any crash of
- *   the process and every restart; a power loss can lose only the counts since the WAL was last
- *   synced (by the next key or override write, or a checkpoint).
+ * - `counters`, for what is written on every tool call (the usage counters, long-running calls'
+ *   records), in group commits (`groupCommit`), where a sync would cost more than the whole
+ *   request. NORMAL commits to the WAL without syncing it: a write survives any crash of the
+ *   process and every restart; a power loss can lose only the writes since the WAL was last
+ *   synced (by the next key or override write, or a checkpoint). Its commits do not change its
+ *   own `data_version`, so they leave the key records kept between calls valid.
  */
 export class SqliteDatabase extends Store {
   readonly kind = 'sqlite' as const;
@@ -112,8 +115,7 @@ export class SqliteDatabase extends Store {
   private walSync?: Promise<void>;
   /** The WAL file, opened for syncing it (never for reading or writing). */
   private walFile?: FileHandle;
-  /** Work of the concerns to do before the connections close (pending counts). */
-  private readonly beforeClose: (() => void)[] = [];
+  private readonly commits: GroupCommit;
 
   constructor(dataDir: string) {
     super();
@@ -135,6 +137,15 @@ export class SqliteDatabase extends Store {
     this.counters.pragma('synchronous = NORMAL');
     this.counters.pragma('busy_timeout = 5000');
     this.dataVersionStmt = this.counters.prepare('PRAGMA data_version').pluck();
+    this.commits = new GroupCommit(this.counters, storeFailure, () => this.afterCommit());
+  }
+
+  /**
+   * Runs `work`, statements of the `counters` connection, in the next group commit (GroupCommit):
+   * the writes of every concern asked for in one round of the event loop share one transaction.
+   */
+  groupCommit<T>(work: () => T): Promise<T> {
+    return this.commits.write(work);
   }
 
   describe(): string {
@@ -202,11 +213,6 @@ export class SqliteDatabase extends Store {
   /** After a write of this process: the next read of `dataVersion` asks SQLite again. */
   written(): void {
     this.versionThisRound = undefined;
-  }
-
-  /** Work a concern must finish before the connections close (counts still pending). */
-  onClose(work: () => void): void {
-    this.beforeClose.push(work);
   }
 
   /**
@@ -306,8 +312,8 @@ export class SqliteDatabase extends Store {
   }
 
   async close(): Promise<void> {
-    // What the concerns still hold (counts already asked for) is written, not dropped.
-    for (const work of this.beforeClose) work();
+    // What the concerns asked to write (counts, records) is written, not dropped.
+    this.commits.commit();
     await this.settled();
     if (this.counters.open) this.counters.close();
     if (this.db.open) this.db.close();

@@ -7,6 +7,7 @@ import {
   historyPeriods,
   QuotaCharge,
   QuotaResult,
+  Refund,
   USAGE_KEEP_DAYS,
   UsageStore,
 } from './usage.store';
@@ -103,12 +104,31 @@ for i, key in ipairs(KEYS) do
 end
 return taken`;
 
+/**
+ * Lua: a counted call's credits given back (UsageStore.refund). KEYS: chargeKeys. ARGV: credits,
+ * tool. The day's and month's counters (where they still are: never below 0), the tool's credits
+ * and `failed` in the day's tools hash.
+ */
+const REFUND_LUA = `
+local credits = tonumber(ARGV[1])
+for i = 1, 2 do
+  local left = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if left > 0 then redis.call('DECRBY', KEYS[i], math.min(left, credits)) end
+end
+local spent = tonumber(redis.call('HGET', KEYS[3], ARGV[2] .. ':credits') or '0')
+if spent > 0 then redis.call('HINCRBY', KEYS[3], ARGV[2] .. ':credits', -math.min(spent, credits)) end
+redis.call('HINCRBY', KEYS[3], ARGV[2] .. ':failed', 1)
+if redis.call('TTL', KEYS[3]) < 0 then redis.call('EXPIRE', KEYS[3], ${QUOTA_KEEP_SECONDS}) end
+return 1`;
+
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /** KEYS: chargeKeys. ARGV: chargeArguments. */
     tisConsumeQuota(...args: string[]): Result<number[], Context>;
     /** KEYS: counters then tools hashes. ARGV: how many counters. */
     tisTakeUsage(...args: string[]): Result<(string | number)[][], Context>;
+    /** KEYS: chargeKeys. ARGV: credits, tool. */
+    tisRefund(...args: string[]): Result<number, Context>;
   }
 }
 
@@ -135,6 +155,7 @@ export class RedisUsageStore extends UsageStore {
       return consumeQuota(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`,
       },
       tisTakeUsage: { lua: TAKE_USAGE_LUA },
+      tisRefund: { numberOfKeys: 3, lua: REFUND_LUA },
     });
   }
 
@@ -149,6 +170,17 @@ export class RedisUsageStore extends UsageStore {
   async countFailure(keyId: string, day: string, tool: string): Promise<void> {
     await redisCall(
       this.redis.client.hincrby(RedisKeys.toolUsage(keyId, day), `${tool}:failed`, 1),
+    );
+  }
+
+  /** One script on the key's slot: the day's and month's counters and tools hash share it. */
+  async refund(keyId: string, refund: Refund): Promise<void> {
+    await redisCall(
+      this.redis.client.tisRefund(
+        ...chargeKeys(keyId, refund),
+        String(refund.credits),
+        refund.tool,
+      ),
     );
   }
 

@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
-import { storeFailure, type SqliteDatabase } from '../sqlite/sqlite.database';
+import type { SqliteDatabase } from '../sqlite/sqlite.database';
 import { usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
 import {
   dayBefore,
   DayUsage,
   QuotaCharge,
   QuotaResult,
+  Refund,
   USAGE_KEEP_DAYS,
   UsageStore,
 } from './usage.store';
@@ -60,7 +61,6 @@ interface Tally {
  */
 export class SqliteUsageStore extends UsageStore {
   private readonly stmt: Record<string, Database.Statement>;
-  private readonly countAll: Database.Transaction<(batch: PendingCount[]) => QuotaResult[]>;
   private readonly history: UsageHistoryWrites;
   /** Counts asked for since the last group commit (see `consumeQuota`). */
   private pendingCounts: PendingCount[] = [];
@@ -88,6 +88,17 @@ export class SqliteUsageStore extends UsageStore {
          ON CONFLICT(key_id, day, tool) DO UPDATE SET calls = calls + excluded.calls,
            credits = credits + excluded.credits`,
       ),
+      refundDay: counters.prepare(
+        'UPDATE usage_counters SET count = MAX(0, count - ?) WHERE key_id = ? AND day = ?',
+      ),
+      refundMonth: counters.prepare(
+        'UPDATE usage_months SET credits = MAX(0, credits - ?) WHERE key_id = ? AND month = ?',
+      ),
+      refundTool: counters.prepare(
+        `INSERT INTO usage_by_tool (key_id, day, tool, failed) VALUES (?, ?, ?, 1)
+         ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1,
+           credits = MAX(0, credits - ?)`,
+      ),
       countFailure: counters.prepare(
         `INSERT INTO usage_by_tool (key_id, day, tool, failed) VALUES (?, ?, ?, 1)
          ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1`,
@@ -110,11 +121,9 @@ export class SqliteUsageStore extends UsageStore {
       ),
     };
     this.history = usageHistoryWrites(counters);
-    // Run as BEGIN IMMEDIATE: the write lock is taken first, never upgraded from a read lock.
-    this.countAll = counters.transaction((batch: PendingCount[]) => this.countBatch(batch));
     this.pruneOldUsage(new Date().toISOString().slice(0, 10));
-    // Counts already asked for are written, not dropped, when the store closes.
-    sqlite.onClose(() => this.commitCounts());
+    // Counts already asked for are written, not dropped, when the store closes: they are in the
+    // group commit, which the store commits before it closes.
   }
 
   /** Counters past the usage history's 90 days (and months before it) are of no use to anyone. */
@@ -128,41 +137,44 @@ export class SqliteUsageStore extends UsageStore {
   }
 
   /**
-   * Counts one call, in a group commit: the counts asked for while the event loop serves one round
-   * of I/O are written together, in one transaction, when that round is done (`setImmediate`).
-   * Each count is still checked on its own, in order, so exactly the calls that fit are allowed
-   * however many arrive at once and on however many instances; the commit, and the writes of the
-   * counters (each day's, month's and tool's once, summed over the round), are shared. A commit
-   * takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more than the
-   * rest of the count; under load one commit serves tens of calls (docs/performance.md).
+   * Counts one call, in a group commit (SqliteDatabase.groupCommit): the counts asked for while the
+   * event loop serves one round of I/O are written together, in one transaction, when that round
+   * is done. Each count is still checked on its own, in order, so exactly the calls that fit are
+   * allowed however many arrive at once and on however many instances; the commit, and the writes
+   * of the counters (each day's, month's and tool's once, summed over the round), are shared. A
+   * commit takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more than
+   * the rest of the count; under load one commit serves tens of calls (docs/performance.md).
    */
   consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult> {
     return new Promise((resolve, reject) => {
       const first = this.pendingCounts.push({ keyId, charge, resolve, reject }) === 1;
-      if (first) setImmediate(() => this.commitCounts());
+      if (first) this.commitCounts();
     });
   }
 
-  /** Writes the pending counts in one transaction and answers each; a failure answers them all. */
+  /** Joins the next group commit with the counts pending when it runs, and answers each. */
   private commitCounts(): void {
-    const batch = this.pendingCounts;
-    if (!batch.length) return;
-    this.pendingCounts = [];
-    let results: QuotaResult[];
-    try {
-      results = this.countAll.immediate(batch);
-    } catch (error) {
-      const failure = storeFailure(error);
-      for (const count of batch) count.reject(failure);
-      return;
-    }
-    this.sqlite.afterCommit();
-    batch.forEach((count, i) => count.resolve(results[i]));
+    let batch: PendingCount[] = [];
+    let results: QuotaResult[] = [];
+    this.sqlite
+      .groupCommit(() => {
+        batch = this.pendingCounts;
+        this.pendingCounts = [];
+        results = this.countBatch(batch);
+      })
+      .then(
+        () => batch.forEach((count, i) => count.resolve(results[i])),
+        (error: Error) => {
+          // A commit that failed before its turn came leaves the counts pending: answered too.
+          if (!batch.length) [batch, this.pendingCounts] = [this.pendingCounts, []];
+          for (const count of batch) count.reject(error);
+        },
+      );
   }
 
   /**
    * Decides a group commit's counts, in order, and writes what they counted. It runs inside the
-   * commit's `BEGIN IMMEDIATE`: no other connection or process writes the counters until it ends,
+   * group commit's `BEGIN IMMEDIATE`: no other connection or process writes the counters until it ends,
    * so each counter read once here and counted on in memory is exact, as a conditional UPSERT per
    * call was, at one read and one write per key and period a round instead of one write per call.
    */
@@ -233,6 +245,15 @@ export class SqliteUsageStore extends UsageStore {
     });
   }
 
+  /** In a group commit, like the counts it gives back. */
+  refund(keyId: string, { day, month, tool, credits }: Refund): Promise<void> {
+    return this.sqlite.groupCommit(() => {
+      this.stmt.refundDay.run(credits, keyId, day);
+      this.stmt.refundMonth.run(credits, keyId, month);
+      this.stmt.refundTool.run(keyId, day, tool, credits);
+    });
+  }
+
   getUsage(keyId: string, day: string): Promise<number> {
     return this.sqlite.run(() => this.dayUsed(keyId, day));
   }
@@ -241,15 +262,16 @@ export class SqliteUsageStore extends UsageStore {
     return this.sqlite.run(() => this.monthUsed(keyId, month));
   }
 
-  /** Counts still pending are written first: they are `from`'s too. */
+  /**
+   * In a group commit: the counts pending now are in it before the move (their commit was asked
+   * for with the first of them), so they are `from`'s too.
+   */
   moveUsage(from: string, to: string): Promise<void> {
-    this.commitCounts();
-    return this.sqlite.run(() => this.history.move.immediate(from, to));
+    return this.sqlite.groupCommit(() => this.history.move(from, to));
   }
 
   deleteUsage(keyId: string): Promise<void> {
-    this.commitCounts();
-    return this.sqlite.run(() => this.history.delete.immediate(keyId));
+    return this.sqlite.groupCommit(() => this.history.delete(keyId));
   }
 
   getUsageDays(keyId: string, days: string[]): Promise<DayUsage[]> {

@@ -35,6 +35,19 @@ export interface QuotaResult {
   refused?: 'daily' | 'monthly';
 }
 
+/**
+ * A counted call's credits given back (a call accepted that never ran): off the day and the month
+ * it was charged on, and off its tool's credits that day, where it counts as failed.
+ */
+export interface Refund {
+  /** `YYYY-MM-DD`: the day it was charged on. */
+  day: string;
+  /** `YYYY-MM`: the month it was charged in. */
+  month: string;
+  tool: string;
+  credits: number;
+}
+
 /** What a key spent on one tool on one day. */
 export interface ToolUsage {
   calls: number;
@@ -62,6 +75,11 @@ export abstract class UsageStore {
   abstract consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult>;
   /** A counted call of `tool` ended in a 5xx: its day's `failed` count. */
   abstract countFailure(keyId: string, day: string, tool: string): Promise<void>;
+  /**
+   * Gives a counted call's credits back (Refund) and counts it failed, in one atomic step: the
+   * day's and month's credits (never below 0), and the tool's credits and `failed` that day.
+   */
+  abstract refund(keyId: string, refund: Refund): Promise<void>;
   abstract getUsage(keyId: string, day: string): Promise<number>;
   abstract getMonthUsage(keyId: string, month: string): Promise<number>;
   /** What the key spent on each of the given UTC days (0, and no tools, for a day without calls). */
