@@ -35,7 +35,10 @@ const TAGS: readonly TagObject[] = [
   { name: 'usage', description: 'What the calling key has spent.' },
   { name: 'auth', description: 'Keys and OAuth principals: scopes, plans, limits, rotation.' },
   { name: 'audit', description: 'Who changed which key, principal or setting, and when.' },
-  { name: 'admin', description: 'What the operator console reads: usage, errors, keys and audit across callers.' },
+  {
+    name: 'admin',
+    description: 'What the operator console reads: usage, errors, keys and audit across callers.',
+  },
   { name: 'oauth', description: 'OAuth protected resource metadata (RFC 9728), with OAuth on.' },
   { name: 'health', description: 'Health, readiness and liveness, for load balancers.' },
   { name: 'operations', description: 'Prometheus metrics.' },

@@ -12,15 +12,11 @@ export interface RuntimeInstance {
 
 /** Starts test/support/runtime-server.ts with `env` (DATA_DIR included); ready once it listens. */
 export async function startInstance(env: Record<string, string>): Promise<RuntimeInstance> {
-  const child = spawn(
-    process.execPath,
-    tsNodeEntry(join(__dirname, 'runtime-server.ts')),
-    {
-      cwd: join(__dirname, '..', '..'),
-      env: { ...process.env, RUNTIME_APP_ENV: JSON.stringify(env) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, tsNodeEntry(join(__dirname, 'runtime-server.ts')), {
+    cwd: join(__dirname, '..', '..'),
+    env: { ...process.env, RUNTIME_APP_ENV: JSON.stringify(env) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const line = await new Promise<string>((resolve, reject) => {
