@@ -38,6 +38,12 @@ const notInRedisRun = [
   // What no store decides: the build check, the documents, the HTTP server's own limits.
   '/(ensure-built|newcomer|docs-links|docs-code|typed-client|front-door|openapi|openapi-coverage|max-connections|cors|request-context)\\.e2e-spec\\.ts$',
 ];
+/**
+ * Suites that start instances as processes of their own and stop them by kill -9 (leases, refunds):
+ * `npm run test:matrix` runs them, on SQLite and on two or three instances sharing Redis, so that
+ * `npm test` stays under three minutes (jest.matrix.config.js keeps them).
+ */
+const MATRIX_ONLY = '/runtime-(lease|refunds)\\.e2e-spec\\.ts$';
 const e2e = {
   ...common,
   rootDir: '.',
@@ -47,7 +53,11 @@ const e2e = {
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', rootDir: 'src', testRegex: '.*\\.spec\\.ts$' },
-    { ...e2e, displayName: 'e2e' },
+    {
+      ...e2e,
+      displayName: 'e2e',
+      testPathIgnorePatterns: [...e2e.testPathIgnorePatterns, MATRIX_ONLY],
+    },
     // The same e2e specs again, every app on one shared redis-server (REDIS_URL) instead of SQLite.
     {
       ...e2e,
@@ -57,7 +67,7 @@ module.exports = {
       // and server: keys-cli, config-startup, key-names, cli-first-start) run on Redis in
       // `npm run test:matrix` (e2e-fastify-redis, Sentinel, Cluster), as all of these do; this
       // keeps `npm test` under three minutes.
-      testPathIgnorePatterns: [...e2e.testPathIgnorePatterns, ...notInRedisRun],
+      testPathIgnorePatterns: [...e2e.testPathIgnorePatterns, MATRIX_ONLY, ...notInRedisRun],
       globalSetup: '<rootDir>/test/support/redis.global-setup.ts',
       globalTeardown: '<rootDir>/test/support/redis.global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/redis.setup-file.ts'],

@@ -1608,11 +1608,11 @@ export interface operations {
                 headers: {
                     /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
                     Link?: string;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1625,11 +1625,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1692,11 +1692,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1714,11 +1714,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1770,11 +1770,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1787,11 +1787,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1854,11 +1854,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1876,11 +1876,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1926,11 +1926,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -1979,11 +1979,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2001,11 +2001,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2058,11 +2058,11 @@ export interface operations {
                 headers: {
                     /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
                     Link?: string;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2075,11 +2075,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2142,11 +2142,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2164,11 +2164,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2214,11 +2214,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2267,11 +2267,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2289,11 +2289,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2339,11 +2339,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2392,11 +2392,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2414,11 +2414,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2464,11 +2464,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2517,11 +2517,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2539,11 +2539,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2592,11 +2592,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2609,11 +2609,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2676,11 +2676,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2698,11 +2698,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2752,11 +2752,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2769,11 +2769,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2836,11 +2836,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2858,11 +2858,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2912,11 +2912,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2929,11 +2929,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -2996,11 +2996,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3018,11 +3018,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3074,11 +3074,11 @@ export interface operations {
                 headers: {
                     /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
                     Link?: string;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3091,11 +3091,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3158,11 +3158,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3180,11 +3180,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3234,11 +3234,11 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description The new key's path. */
                     Location?: string;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3251,11 +3251,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3350,11 +3350,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3372,11 +3372,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3424,11 +3424,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3475,11 +3475,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3499,11 +3499,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3521,11 +3521,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3573,11 +3573,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3624,11 +3624,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3648,11 +3648,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3670,11 +3670,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3722,11 +3722,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3739,11 +3739,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3804,11 +3804,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3826,11 +3826,11 @@ export interface operations {
             /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3882,11 +3882,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3904,11 +3904,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3960,11 +3960,11 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description The key's path. */
                     Location?: string;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -3977,11 +3977,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4042,11 +4042,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4064,11 +4064,11 @@ export interface operations {
             /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4120,11 +4120,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4142,11 +4142,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4196,11 +4196,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4213,11 +4213,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4278,11 +4278,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4302,11 +4302,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4324,11 +4324,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4374,11 +4374,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4411,11 +4411,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4433,11 +4433,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4489,11 +4489,11 @@ export interface operations {
                 headers: {
                     /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
                     Link?: string;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4506,11 +4506,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4573,11 +4573,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4595,11 +4595,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4647,11 +4647,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4698,11 +4698,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4722,11 +4722,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4744,11 +4744,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4796,11 +4796,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4847,11 +4847,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4869,11 +4869,11 @@ export interface operations {
             /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4893,11 +4893,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4915,11 +4915,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4967,11 +4967,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -4984,11 +4984,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5049,11 +5049,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5105,11 +5105,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5127,11 +5127,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5181,11 +5181,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5198,11 +5198,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5263,11 +5263,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5287,11 +5287,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5309,11 +5309,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5415,11 +5415,11 @@ export interface operations {
                 headers: {
                     /** @description While more remain: `<…?limit=N&cursor=…>; rel="next"` (a relative URL). */
                     Link?: string;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5432,11 +5432,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5483,11 +5483,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5505,11 +5505,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5557,11 +5557,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5592,11 +5592,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5616,11 +5616,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5638,11 +5638,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5691,11 +5691,11 @@ export interface operations {
             /** @description The cancel is under way. */
             202: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5726,11 +5726,11 @@ export interface operations {
             /** @description No such resource. */
             404: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5748,11 +5748,11 @@ export interface operations {
             /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
             409: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5772,11 +5772,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5794,11 +5794,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5844,11 +5844,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5897,11 +5897,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5919,11 +5919,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -5991,11 +5991,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6024,11 +6024,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6091,11 +6091,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6145,11 +6145,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6183,11 +6183,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6237,11 +6237,11 @@ export interface operations {
             /** @description The Idempotency-Key was used before with a different request. */
             422: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6261,11 +6261,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6299,11 +6299,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6391,11 +6391,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6424,11 +6424,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6491,11 +6491,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6545,11 +6545,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6583,11 +6583,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6637,11 +6637,11 @@ export interface operations {
             /** @description The Idempotency-Key was used before with a different request. */
             422: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6661,11 +6661,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6699,11 +6699,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6791,11 +6791,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6824,11 +6824,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6891,11 +6891,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6945,11 +6945,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -6999,11 +6999,11 @@ export interface operations {
             /** @description The Idempotency-Key was used before with a different request. */
             422: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7023,11 +7023,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7061,11 +7061,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7155,11 +7155,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7190,11 +7190,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7223,11 +7223,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7290,11 +7290,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7344,11 +7344,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7398,11 +7398,11 @@ export interface operations {
             /** @description The Idempotency-Key was used before with a different request. */
             422: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7422,11 +7422,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7460,11 +7460,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7552,11 +7552,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7585,11 +7585,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7652,11 +7652,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7706,11 +7706,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7760,11 +7760,11 @@ export interface operations {
             /** @description The Idempotency-Key was used before with a different request. */
             422: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7784,11 +7784,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7822,11 +7822,11 @@ export interface operations {
                     "X-Quota-Reset"?: number;
                     /** @description Credits counted today, this call included. */
                     "X-Quota-Used"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7894,11 +7894,11 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7911,11 +7911,11 @@ export interface operations {
             /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
             400: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7962,11 +7962,11 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
@@ -7984,11 +7984,11 @@ export interface operations {
             /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
             500: {
                 headers: {
-                    /** @description Requests allowed in the window. */
+                    /** @description Requests per window: the rate the bucket refills at. */
                     "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
+                    /** @description Whole requests the bucket holds now. */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;

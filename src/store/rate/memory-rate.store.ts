@@ -32,8 +32,20 @@ export class MemoryRateStore implements BudgetStorage {
 
   draw(budget: KeyRateBudget, calls: number, nowMs: number): Promise<BucketDraw> {
     const id = `${budget.storageKey}:${budget.throttler}`;
-    const { level, draw } = drawFromBucket(this.buckets.get(id), budget, calls, nowMs);
-    if (level) this.buckets.set(id, { ...level, fullAt: level.at + draw.untilFullMs });
+    const bucket = this.buckets.get(id);
+    const { level, draw } = drawFromBucket(bucket, budget, calls, nowMs);
+    if (level && bucket) {
+      // Updated in place: a busy key's bucket is drawn from on every call.
+      bucket.parts = level.parts;
+      bucket.at = level.at;
+      bucket.fullAt = level.at + draw.untilFullMs;
+    } else if (level) {
+      this.buckets.set(id, {
+        parts: level.parts,
+        at: level.at,
+        fullAt: level.at + draw.untilFullMs,
+      });
+    }
     if (nowMs > this.bucketsNow) this.bucketsNow = nowMs;
     return Promise.resolve(draw);
   }

@@ -34,15 +34,19 @@ export function drawFromBucket(
   }
   const taken = parts >= calls * windowMs;
   if (taken) parts -= calls * windowMs;
-  const until = (target: number) =>
-    parts >= target ? 0 : rate > 0 ? Math.ceil((target - parts) / rate) : windowMs;
   return {
     level: taken || restart ? { parts, at } : undefined,
     draw: {
       taken,
       remaining: Math.floor(parts / windowMs),
-      untilOneMs: until(windowMs),
-      untilFullMs: until(full),
+      untilOneMs: msUntil(parts, windowMs, rate, windowMs),
+      untilFullMs: msUntil(parts, full, rate, windowMs),
     },
   };
+}
+
+/** Milliseconds until a bucket at `parts` holds `target` parts (a window when it never refills). */
+function msUntil(parts: number, target: number, rate: number, windowMs: number): number {
+  if (parts >= target) return 0;
+  return rate > 0 ? Math.ceil((target - parts) / rate) : windowMs;
 }
