@@ -246,7 +246,7 @@ describe("the console's admin routes (e2e)", () => {
         queryIssue(
           'action',
           'value_error',
-          'Value error, expected one of: api_key.create, api_key.update, api_key.rotate, api_key.revoke, config.set, doctor.fix, principal.update',
+          'Value error, expected one of: api_key.create, api_key.update, api_key.rotate, api_key.revoke, config.set, doctor.fix, principal.update, principal.delete',
         ),
       ],
       [
@@ -409,6 +409,23 @@ describe("the console's admin routes (e2e)", () => {
 
     const both = await get(`${ADMIN}/audit?action=api_key.create&actor=${other.id}`).expect(200);
     expect(both.body).toEqual({ entries: [], next_before: null });
+  });
+
+  it('filters the audit trail by every action it records, principal.delete included', async () => {
+    for (const action of [
+      'api_key.create',
+      'api_key.update',
+      'api_key.rotate',
+      'api_key.revoke',
+      'config.set',
+      'doctor.fix',
+      'principal.update',
+      'principal.delete',
+    ]) {
+      const res = await get(`${ADMIN}/audit?action=${action}`);
+      expect([action, res.status]).toEqual([action, 200]);
+      expect(res.body.entries.every((e: { action: string }) => e.action === action)).toBe(true);
+    }
   });
 
   it("lists every caller's long-running calls, newest first, each with its caller", async () => {

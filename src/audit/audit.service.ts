@@ -6,15 +6,19 @@ import { AUDIT_LOG_FIELD, type AuditActor } from './audit.context';
 /** Entries are kept this many days. */
 export const AUDIT_KEEP_DAYS = 90;
 
-export type AuditAction =
-  | 'api_key.create'
-  | 'api_key.update'
-  | 'api_key.rotate'
-  | 'api_key.revoke'
-  | 'config.set'
-  | 'doctor.fix'
-  | 'principal.update'
-  | 'principal.delete';
+/** What the audit trail records: the one list its view, its search and its type are made of. */
+export const AUDIT_ACTIONS = [
+  'api_key.create',
+  'api_key.update',
+  'api_key.rotate',
+  'api_key.revoke',
+  'config.set',
+  'doctor.fix',
+  'principal.update',
+  'principal.delete',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
  * The audit trail: who changed which key or setting, when, in which request. Entries live in the

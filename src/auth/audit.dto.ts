@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { AUDIT_ACTIONS } from '../audit/audit.service';
 
 export class AuditEntryView {
   @ApiProperty({
@@ -24,16 +25,7 @@ export class AuditEntryView {
   })
   actor_principal_id: string | null;
   @ApiProperty({
-    enum: [
-      'api_key.create',
-      'api_key.update',
-      'api_key.rotate',
-      'api_key.revoke',
-      'config.set',
-      'doctor.fix',
-      'principal.update',
-      'principal.delete',
-    ],
+    enum: [...AUDIT_ACTIONS],
     example: 'api_key.update',
   })
   action: string;

@@ -1,27 +1,22 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { AUDIT_ACTIONS } from '../audit/audit.service';
 import { toView } from '../auth/api-key.view';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { ApiKeyView } from '../auth/api-keys.dto';
 import { Scopes } from '../auth/auth.decorators';
-import {
-  decodeCursor,
-  decodePosition,
-  encodeCursor,
-  encodePosition,
-  nextLink,
-} from '../auth/key-cursor';
+import { decodeCursor, encodeCursor, encodePosition, nextLink } from '../auth/key-cursor';
 import { ApiPage } from '../auth/page.decorator';
 import { ApiErrors, KEYED_ERRORS } from '../docs/api-errors';
 import type { ReplyControl } from '../http/plumbing';
 import { Clock } from '../limits/clock';
-import { invocationView } from '../invocation/runtime/invocation.view';
+import { invocationsAfter, invocationView } from '../invocation/runtime/invocation.view';
 import {
   INVOCATION_STATUSES,
   InvocationStatus,
   InvocationStore,
 } from '../store/invocations/invocation.store';
-import { invalidQueryValue, queryInts } from '../validation/query';
+import { invalidQueryValue, queryChoice, queryInts } from '../validation/query';
 import { AdminSearch, AuditFilter, KeyFilter } from './admin-search';
 import { ADMIN_PATH } from './admin-usage.controller';
 import { AuditSearchPage, OperatorInvocationView } from './admin.dto';
@@ -30,16 +25,6 @@ const KEY_STATUSES: ApiKeyView['status'][] = ['active', 'disabled', 'expired', '
 const KEY_PAGE = 100;
 const AUDIT_PAGE = 500;
 const INVOCATION_PAGE = 100;
-const INVOCATION_ID = /^inv_[0-9a-f]{32}$/;
-const ACTIONS = [
-  'api_key.create',
-  'api_key.update',
-  'api_key.rotate',
-  'api_key.revoke',
-  'config.set',
-  'doctor.fix',
-  'principal.update',
-];
 /** A key id, a principal id, or the CLI. */
 const ACTOR = /^(key_[0-9a-f]{16}|prn_[0-9a-f]{32}|cli)$/;
 
@@ -51,20 +36,6 @@ function queryText(query: Record<string, unknown>, name: string, max: number): s
     throw invalidQueryValue(name, `expected 1 to ${max} characters`);
   }
   return value;
-}
-
-/** A query parameter that must be one of `allowed`, else a 400 naming them. */
-function queryChoice<T extends string>(
-  query: Record<string, unknown>,
-  name: string,
-  allowed: readonly T[],
-): T | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (!allowed.includes(value as T)) {
-    throw invalidQueryValue(name, `expected one of: ${allowed.join(', ')}`);
-  }
-  return value as T;
 }
 
 /**
@@ -131,7 +102,11 @@ export class AdminListsController {
     description:
       'Entries newest first, of `action` and by `actor` when given (a key id, a principal id, or `cli`). A page reads at most 5,000 entries: while `next_before` is not null, more may match.',
   })
-  @ApiQuery({ name: 'action', required: false, schema: { type: 'string', enum: ACTIONS } })
+  @ApiQuery({
+    name: 'action',
+    required: false,
+    schema: { type: 'string', enum: [...AUDIT_ACTIONS] },
+  })
   @ApiQuery({
     name: 'actor',
     required: false,
@@ -152,7 +127,7 @@ export class AdminListsController {
       before: { min: 1, max: Number.MAX_SAFE_INTEGER },
     });
     const filter: AuditFilter = {
-      action: queryChoice(query, 'action', ACTIONS),
+      action: queryChoice(query, 'action', AUDIT_ACTIONS),
       actor: queryText(query, 'actor', 40),
     };
     if (filter.actor !== undefined && !ACTOR.test(filter.actor)) {
@@ -184,12 +159,7 @@ export class AdminListsController {
       limit: { min: 1, max: INVOCATION_PAGE, default: INVOCATION_PAGE },
     });
     const status = queryChoice<InvocationStatus>(query, 'status', INVOCATION_STATUSES);
-    let after: { created_at: string; id: string } | undefined;
-    if (query.cursor !== undefined) {
-      const position = decodePosition(query.cursor, INVOCATION_ID);
-      if (!position) throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
-      after = { created_at: position[0], id: position[1] };
-    }
+    const after = invocationsAfter(query.cursor);
     const page = limit as number;
     const records = await this.invocations.listAll({ status, after, limit: page + 1 });
     if (records.length > page) {

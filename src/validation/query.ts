@@ -60,3 +60,17 @@ export function invalidQueryValue(name: string, msg: string): ValidationFailed {
     { loc: ['query', name], msg: `Value error, ${msg}`, type: 'value_error' },
   ]);
 }
+
+/** A query parameter that must be one of `allowed`, else a 400 naming them. */
+export function queryChoice<T extends string>(
+  query: Record<string, unknown>,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (!allowed.includes(value as T)) {
+    throw invalidQueryValue(name, `expected one of: ${allowed.join(', ')}`);
+  }
+  return value as T;
+}

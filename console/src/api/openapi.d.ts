@@ -1756,7 +1756,7 @@ export interface operations {
     searchAuditEntries: {
         parameters: {
             query?: {
-                action?: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update";
+                action?: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete";
                 /** @description A key id, a principal id, or `cli`. */
                 actor?: string;
                 before?: number;

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { api, ok, type Schemas } from '../api/client';
+import type { operations } from '../api/openapi';
 import { useCursorPages } from '../components/paging';
 import {
   Empty,
@@ -15,16 +16,24 @@ import {
 import type { PageDefinition } from '../pages';
 
 const PAGE_SIZE = 50;
-const ACTIONS = [
-  'api_key.create',
-  'api_key.update',
-  'api_key.rotate',
-  'api_key.revoke',
-  'principal.update',
-  'config.set',
-  'doctor.fix',
-] as const;
-type Action = (typeof ACTIONS)[number];
+type Action = NonNullable<
+  NonNullable<operations['searchAuditEntries']['parameters']['query']>['action']
+>;
+/**
+ * Every action the API's search takes, in the order shown (a record of them, so that the build
+ * fails when the API gains or loses one).
+ */
+const ACTION_NAMES: Record<Action, true> = {
+  'api_key.create': true,
+  'api_key.update': true,
+  'api_key.rotate': true,
+  'api_key.revoke': true,
+  'principal.update': true,
+  'principal.delete': true,
+  'config.set': true,
+  'doctor.fix': true,
+};
+const ACTIONS = Object.keys(ACTION_NAMES) as Action[];
 const ACTOR = /^(key_[0-9a-f]{16}|prn_[0-9a-f]{32}|cli)$/;
 
 type Entry = Schemas['AuditEntryView'];

@@ -1,5 +1,7 @@
+import { decodePosition } from '../../auth/key-cursor';
 import type { InvocationRecord, InvocationStatus } from '../../store/invocations/invocation.store';
 import type { InvocationView } from '../../tools/invocation.dto';
+import { invalidQueryValue } from '../../validation/query';
 
 export { InvocationView } from '../../tools/invocation.dto';
 
@@ -27,4 +29,18 @@ export function invocationView(record: InvocationRecord): InvocationView {
 /** Whether a call is over. */
 export function isFinished(status: InvocationStatus): boolean {
   return status !== 'queued' && status !== 'running';
+}
+
+/** An invocation's id: `inv_`, 12 hex digits of its creation time, then 80 random bits. */
+export const INVOCATION_ID = /^inv_[0-9a-f]{32}$/;
+
+/**
+ * Where a page of invocations starts: after the call a list's `cursor` names (400 for a cursor the
+ * service did not issue), or from the newest when there is none.
+ */
+export function invocationsAfter(cursor: unknown): { created_at: string; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const position = decodePosition(cursor, INVOCATION_ID);
+  if (!position) throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
+  return { created_at: position[0], id: position[1] };
 }

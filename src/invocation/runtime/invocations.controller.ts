@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { CurrentCaller } from '../../auth/auth.decorators';
 import type { Caller } from '../../auth/caller';
-import { decodePosition, encodePosition, nextLink } from '../../auth/key-cursor';
+import { encodePosition, nextLink } from '../../auth/key-cursor';
 import { ApiPage } from '../../auth/page.decorator';
 import { hasScope } from '../../auth/scopes';
 import { ApiErrors, KEYED_ERRORS } from '../../docs/api-errors';
@@ -20,12 +20,18 @@ import {
   InvocationRecord,
   InvocationStatus,
 } from '../../store/invocations/invocation.store';
-import { invalidQueryValue, queryInts } from '../../validation/query';
-import { INVOCATIONS_PATH, invocationView, InvocationView, isFinished } from './invocation.view';
+import { queryChoice, queryInts } from '../../validation/query';
+import {
+  INVOCATION_ID,
+  INVOCATIONS_PATH,
+  invocationsAfter,
+  invocationView,
+  InvocationView,
+  isFinished,
+} from './invocation.view';
 import { LongCalls } from './long-calls';
 
 const MAX_PAGE = 100;
-const INVOCATION_ID = /^inv_[0-9a-f]{32}$/;
 export const INVOCATION_NOT_FOUND = 'Invocation not found';
 
 /**
@@ -56,19 +62,11 @@ export class InvocationsController {
     @Res({ passthrough: true }) res: ReplyControl,
   ): Promise<InvocationView[]> {
     const { limit } = queryInts(query, { limit: { min: 1, max: MAX_PAGE, default: MAX_PAGE } });
-    const status = query.status;
-    if (status !== undefined && !INVOCATION_STATUSES.includes(status as InvocationStatus)) {
-      throw invalidQueryValue('status', `expected one of: ${INVOCATION_STATUSES.join(', ')}`);
-    }
-    let after: { created_at: string; id: string } | undefined;
-    if (query.cursor !== undefined) {
-      const position = decodePosition(query.cursor, INVOCATION_ID);
-      if (!position) throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
-      after = { created_at: position[0], id: position[1] };
-    }
+    const status = queryChoice<InvocationStatus>(query, 'status', INVOCATION_STATUSES);
+    const after = invocationsAfter(query.cursor);
     const page = limit as number;
     const records = await this.calls.list(caller.id, {
-      status: status as InvocationStatus | undefined,
+      status,
       after,
       limit: page + 1,
     });
@@ -77,7 +75,7 @@ export class InvocationsController {
       res.header(
         'Link',
         nextLink(INVOCATIONS_PATH, page, encodePosition(last.created_at, last.id), {
-          status: status as string | undefined,
+          status,
         }),
       );
     }
