@@ -133,16 +133,59 @@ async function startService(
 // ---------------------------------------------------------------- compare: sync against async
 
 /**
- * The load's client, autocannon in a process of its own at a lower priority (`nice -n 10`): flat
- * out, it takes a good share of the machine's two cores, two to three times as much in the async
- * phase (whose answers do not wait for the tool) as in the sync one, and the service and the
- * prober are what is measured. It prints autocannon's result as JSON.
+ * The load's client, in a process of its own at a lower priority (`nice -n 10`), and the service
+ * and the prober are what is measured. Flat out it is autocannon (each connection sends again as
+ * soon as it is answered: two to three times as many requests in the async phase, whose answers
+ * do not wait for the tool, as in the sync one). At a rate it is the pacer below, not autocannon:
+ * autocannon's rate lets each connection send its share of a second as fast as it is answered and
+ * then wait for the next second, so async answers (immediate) would come in bursts a sync client
+ * (50 ms an answer) never makes. The pacer sends one request every 1/rate s, open loop, over at
+ * most `connections` kept-alive sockets. Either prints its result as JSON (autocannon's shape).
  */
 const LOAD = `
-const autocannon = require(process.env.AUTOCANNON_MODULE);
-autocannon(JSON.parse(process.env.LOAD_OPTIONS)).then((result) => {
-  process.stdout.write(JSON.stringify(result));
-});
+const options = JSON.parse(process.env.LOAD_OPTIONS);
+if (!options.rate) {
+  require(process.env.AUTOCANNON_MODULE)(options).then((result) => {
+    process.stdout.write(JSON.stringify(result));
+  });
+} else {
+  const http = require('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const counts = {};
+  let errors = 0;
+  let sent = 0;
+  let answered = 0;
+  const send = () => {
+    sent++;
+    const req = http.request(options.url, { method: options.method, headers: options.headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        counts[res.statusCode] = (counts[res.statusCode] ?? 0) + 1;
+        answered++;
+      });
+    });
+    req.on('error', () => { errors++; answered++; });
+    req.end(options.body);
+  };
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+  const timer = setInterval(() => {
+    const due = Math.min(Math.floor(elapsed() * options.rate), options.rate * options.duration);
+    while (sent < due) send();
+    if (sent >= options.rate * options.duration) {
+      clearInterval(timer);
+      const duration = elapsed();
+      const done = setInterval(() => {
+        if (answered < sent) return;
+        clearInterval(done);
+        agent.destroy();
+        const statusCodeStats = {};
+        for (const [status, count] of Object.entries(counts)) statusCodeStats[status] = { count };
+        process.stdout.write(JSON.stringify({ statusCodeStats, errors, timeouts: 0, duration }));
+      }, 10);
+    }
+  }, 2);
+}
 `;
 
 function runLoad(options: Record<string, unknown>): Promise<CannonResult> {
@@ -227,8 +270,11 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** One phase: the load flat out, /health probed meanwhile; then the accepted calls drain. */
-async function phase(service: Service, mode: Mode, seconds: number): Promise<Phase> {
+/**
+ * One phase: the load flat out (or at `rate` requests a second over all connections), /health
+ * probed meanwhile; then the accepted calls drain.
+ */
+async function phase(service: Service, mode: Mode, seconds: number, rate?: number): Promise<Phase> {
   const headers: Record<string, string> = {
     authorization: `Bearer ${service.adminKey}`,
     'content-type': 'application/json',
@@ -244,6 +290,7 @@ async function phase(service: Service, mode: Mode, seconds: number): Promise<Pha
     body: JSON.stringify({ ms: SLEEP_MS }),
     connections: CONNECTIONS,
     duration: seconds,
+    ...(rate ? { rate } : {}),
   });
   const health = await prober.stop();
   const lag = lagSeconds(await (await fetch(`${service.base}/metrics`)).text());
@@ -269,7 +316,32 @@ async function phase(service: Service, mode: Mode, seconds: number): Promise<Pha
 
 interface Comparison {
   store: string;
+  /** Each round's two phases flat out, sync first. */
   rounds: Phase[][];
+  /** Each round's two phases at the same rate (RATE_SHARE of that round's sync calls a second). */
+  paced: Phase[][];
+}
+
+/** The same load in both modes: this share of the sync calls a second flat out, sent at that rate. */
+const RATE_SHARE = 0.8;
+
+/** The two modes one after the other, in the given order; returned sync first. */
+async function both(
+  service: Service,
+  store: string,
+  label: string,
+  order: Mode[],
+  rate?: number,
+): Promise<Phase[]> {
+  const phases: Phase[] = [];
+  for (const mode of order) {
+    const m = await phase(service, mode, DURATION, rate);
+    process.stderr.write(
+      `${store} ${label} ${mode}: ${m.perSecond.toFixed(0)}/s ${JSON.stringify(m.statuses)} /health p50 ${m.healthP50.toFixed(1)} p99 ${m.healthP99.toFixed(1)} ms, loop max ${m.loopMaxMs.toFixed(0)} ms, CPU ${m.cpuMsPerCall.toFixed(2)} ms a call\n`,
+    );
+    phases.push(m);
+  }
+  return phases.sort((a) => (a.mode === 'sync' ? -1 : 1));
 }
 
 async function compare(redisUrl: string | undefined): Promise<Comparison> {
@@ -285,19 +357,15 @@ async function compare(redisUrl: string | undefined): Promise<Comparison> {
     await phase(service, 'sync', 1);
     await phase(service, 'async', 1);
     const rounds: Phase[][] = [];
+    const paced: Phase[][] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order: Mode[] = round % 2 === 0 ? ['sync', 'async'] : ['async', 'sync'];
-      const phases: Phase[] = [];
-      for (const mode of order) {
-        const measured = await phase(service, mode, DURATION);
-        process.stderr.write(
-          `${store} round ${round + 1} ${mode}: ${measured.perSecond.toFixed(0)}/s ${JSON.stringify(measured.statuses)} /health p50 ${measured.healthP50.toFixed(1)} p99 ${measured.healthP99.toFixed(1)} ms, loop max ${measured.loopMaxMs.toFixed(0)} ms, CPU ${measured.cpuMsPerCall.toFixed(2)} ms a call\n`,
-        );
-        phases.push(measured);
-      }
-      rounds.push(phases.sort((a) => (a.mode === 'sync' ? -1 : 1)));
+      const flat = await both(service, store, `round ${round + 1} flat out`, order);
+      rounds.push(flat);
+      const rate = Math.round(flat[0].perSecond * RATE_SHARE);
+      paced.push(await both(service, store, `round ${round + 1} at ${rate}/s`, order, rate));
     }
-    return { store, rounds };
+    return { store, rounds, paced };
   } finally {
     await service.stop();
   }
@@ -305,33 +373,40 @@ async function compare(redisUrl: string | undefined): Promise<Comparison> {
 
 function compareTable(results: Comparison[]): string[] {
   const lines = [
-    `Sync against async: an unlimited key flat out on ${CONNECTIONS} connections, ${DURATION} s a phase, a tool that sleeps ${SLEEP_MS} ms; /health asked every ${PROBE_EVERY_MS} ms meanwhile; median of ${ROUNDS} rounds`,
+    `Sync against async: an unlimited key on ${CONNECTIONS} connections, ${DURATION} s a phase, a tool that sleeps ${SLEEP_MS} ms; /health asked every ${PROBE_EVERY_MS} ms meanwhile; median of ${ROUNDS} rounds. Flat out, then both modes at the same rate (${RATE_SHARE} × the round's sync calls a second flat out)`,
     '',
-    '| store | mode | 2xx calls/s | other answers (all rounds) | /health p50 ms | /health p99 ms | loop max ms | service CPU ms a 2xx call |',
-    '|---|---|---|---|---|---|---|---|',
+    '| store | load | mode | 2xx calls/s | other answers (all rounds) | /health p50 ms | /health p99 ms | loop max ms | service CPU ms a 2xx call |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   const ratios: string[] = [];
-  for (const { store, rounds } of results) {
-    for (const mode of ['sync', 'async'] as Mode[]) {
-      const phases = rounds.map((r) => r.find((p) => p.mode === mode)!);
-      const others: Record<string, number> = {};
-      for (const p of phases) {
-        for (const [status, n] of Object.entries(p.statuses)) {
-          if (status !== '200' && status !== '202') others[status] = (others[status] ?? 0) + n;
+  for (const { store, rounds, paced } of results) {
+    const rate = median(paced.map(([s]) => s.perSecond));
+    for (const [load, set] of [
+      ['flat out', rounds],
+      [`same rate (~${rate.toFixed(0)}/s)`, paced],
+    ] as const) {
+      for (const mode of ['sync', 'async'] as Mode[]) {
+        const phases = set.map((r) => r.find((p) => p.mode === mode)!);
+        const others: Record<string, number> = {};
+        for (const p of phases) {
+          for (const [status, n] of Object.entries(p.statuses)) {
+            if (status !== '200' && status !== '202') others[status] = (others[status] ?? 0) + n;
+          }
         }
+        lines.push(
+          `| ${store} | ${load} | ${mode} | ${median(phases.map((p) => p.perSecond)).toFixed(0)} | ${
+            Object.entries(others)
+              .map(([s, n]) => `${s}: ${n}`)
+              .join(', ') || '0'
+          } | ${median(phases.map((p) => p.healthP50)).toFixed(1)} | ${median(phases.map((p) => p.healthP99)).toFixed(1)} | ${median(phases.map((p) => p.loopMaxMs)).toFixed(0)} | ${median(phases.map((p) => p.cpuMsPerCall)).toFixed(2)} |`,
+        );
       }
-      lines.push(
-        `| ${store} | ${mode} | ${median(phases.map((p) => p.perSecond)).toFixed(0)} | ${
-          Object.entries(others)
-            .map(([s, n]) => `${s}: ${n}`)
-            .join(', ') || '0'
-        } | ${median(phases.map((p) => p.healthP50)).toFixed(1)} | ${median(phases.map((p) => p.healthP99)).toFixed(1)} | ${median(phases.map((p) => p.loopMaxMs)).toFixed(0)} | ${median(phases.map((p) => p.cpuMsPerCall)).toFixed(2)} |`,
-      );
     }
     const accepted = median(rounds.map(([s, a]) => a.perSecond / s.perSecond));
-    const p99 = median(rounds.map(([s, a]) => a.healthP99 / s.healthP99));
+    const p99 = median(paced.map(([s, a]) => a.healthP99 / s.healthP99));
+    const p99Flat = median(rounds.map(([s, a]) => a.healthP99 / s.healthP99));
     ratios.push(
-      `${store}: accepted async ÷ sync calls ${accepted.toFixed(2)} (goal ≥ 0.5: ${accepted >= 0.5 ? 'met' : 'NOT met'}); /health p99 async ÷ sync ${p99.toFixed(2)} (goal ≤ 2: ${p99 <= 2 ? 'met' : 'NOT met'}) — medians of the rounds' ratios`,
+      `${store}: accepted async ÷ sync calls flat out ${accepted.toFixed(2)} (goal ≥ 0.5: ${accepted >= 0.5 ? 'met' : 'NOT met'}); /health p99 async ÷ sync at the same rate ${p99.toFixed(2)} (goal ≤ 2: ${p99 <= 2 ? 'met' : 'NOT met'}); flat out ${p99Flat.toFixed(2)} (not the same load: shown, not judged) — medians of the rounds' ratios`,
     );
   }
   return [...lines, '', ...ratios];
