@@ -1,73 +1,117 @@
 /**
- * The floors of src/, bottom up: a folder may import its own floor's folders (without a loop) and
- * any floor below, never one above. `npm run lint` (depcruise src test bench) fails on any import
- * cycle, in src/, test/ or bench/, and on any upward import in src/. The root files (main.ts,
- * app.module.ts, app.setup.ts, tools.ts, cli.ts) stand on top. Two backends of a store concern
- * never import each other (no-backend-to-backend).
+ * The three tiers of src/ (docs/architecture.md): the kernel (src/kernel/), the features
+ * (src/<feature>/, one folder each, reached from outside only through its index.ts), and what
+ * stands on them: the tools (src/tools/<name>/), the transports (src/transports/: REST, MCP, CLI)
+ * and the root files that build the processes (src/*.ts). Tiers only point down; nothing imports
+ * a transport; no cycle anywhere in src/, test/ and bench/. Specs and tests may reach any file of
+ * src/ (they test it), but never in a loop.
  */
-const FLOORS = [
-  ['common', 'settings'],
-  ['store', 'http', 'docs'],
-  ['errors'],
-  ['validation'],
-  ['limits', 'audit'],
-  ['auth'],
-  ['oauth'],
-  ['configuration'],
-  ['logging', 'health'],
-  ['tools'],
-  ['metrics'],
-  ['invocation'],
-  ['console'],
-  ['mcp'],
-  ['cli'],
+const FEATURES = [
+  'audit',
+  'auth',
+  'limits',
+  'subjects',
+  'oauth',
+  'configuration',
+  'logging',
+  'health',
+  'tools',
+  'metrics',
+  'idempotency',
+  'invocations',
+  'reports',
 ];
-
-const folders = (names) => `^src/(${names.join('|')})/`;
-
-const upward = FLOORS.slice(0, -1).map((floor, i) => ({
-  name: `no-upward-from-${floor.join('-')}`,
-  comment: `${floor.join(', ')} may only import folders on its floor or below`,
-  severity: 'error',
-  from: { path: folders(floor) },
-  to: { path: folders(FLOORS.slice(i + 1).flat()) },
-}));
+const feature = `^src/(${FEATURES.join('|')})/`;
+/** A tool's own folder: src/tools/<name>/ (the files of src/tools/ itself are the tools feature). */
+const TOOL = '^src/tools/[^/]+/';
 
 module.exports = {
   forbidden: [
     {
       name: 'no-circular',
-      comment: 'Files that import each other in a loop (the tests and the bench included)',
+      comment: 'Files that import each other in a loop (src, test, bench)',
       severity: 'error',
-      from: { path: '^(src|test|bench)/' },
+      from: {},
       to: { circular: true },
     },
     {
-      name: 'no-root-from-folders',
-      comment: 'The root files build the process from the folders; no folder imports them',
+      name: 'feature-files-reachable-from-its-index',
+      comment:
+        'Every file of a feature is reached from its index.ts (its module at least): so a loop between two features is a loop of files, which no-circular sees',
       severity: 'error',
-      from: { path: '^src/[^/]+/' },
+      from: { path: `^src/(${FEATURES.join('|')})/index\\.ts$` },
+      to: { path: '^src/$1/', pathNot: ['\\.spec\\.ts$', TOOL], reachable: false },
+    },
+    {
+      name: 'kernel-knows-no-feature',
+      comment:
+        'The kernel stands on nothing of the service: no feature, tool, transport or root file',
+      severity: 'error',
+      from: { path: '^src/kernel/', pathNot: '\\.spec\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/kernel/' },
+    },
+    {
+      name: 'features-below-tools',
+      comment: 'A feature never imports a tool; a tool is mounted by src/tools.ts',
+      severity: 'error',
+      from: { path: feature, pathNot: [TOOL, '\\.spec\\.ts$'] },
+      to: { path: TOOL },
+    },
+    {
+      name: 'nothing-imports-a-transport',
+      comment: 'A transport adapts requests to the features; only the root files mount it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/[^/]+\\.ts$', '^src/transports/', '\\.spec\\.ts$'] },
+      to: { path: '^src/transports/' },
+    },
+    {
+      name: 'one-transport-at-a-time',
+      comment: 'A transport never imports another: what two share belongs to a feature',
+      severity: 'error',
+      from: { path: '^src/transports/([^/]+)/', pathNot: '\\.spec\\.ts$' },
+      to: { path: '^src/transports/', pathNot: '^src/transports/$1/' },
+    },
+    {
+      name: 'feature-through-its-index',
+      comment: 'Another feature is reached only through its index.ts (what its module exports)',
+      severity: 'error',
+      from: {
+        path: '^src/([^/]+)/',
+        pathNot: ['^src/kernel/', '^src/transports/', TOOL, '\\.spec\\.ts$'],
+      },
+      to: { path: feature, pathNot: ['^src/$1/', `${feature}index\\.ts$`, TOOL] },
+    },
+    {
+      name: 'outside-through-the-index',
+      comment: 'Tools, transports and root files reach a feature through its index.ts too',
+      severity: 'error',
+      from: { path: ['^src/[^/]+\\.ts$', '^src/transports/', TOOL], pathNot: '\\.spec\\.ts$' },
+      to: { path: feature, pathNot: [`${feature}index\\.ts$`, TOOL] },
+    },
+    {
+      name: 'no-root-from-folders',
+      comment: 'The root files build the processes; nothing in a folder imports them',
+      severity: 'error',
+      from: { path: '^src/[^/]+/', pathNot: '\\.spec\\.ts$' },
       to: { path: '^src/[^/]+\\.ts$' },
     },
     {
       name: 'no-backend-to-backend',
-      comment: "A store concern's SQLite implementation never imports a Redis one, nor the reverse",
+      comment: "A store's SQLite implementation never imports a Redis one",
       severity: 'error',
-      from: { path: '^src/store/(sqlite/|[^/]+/sqlite-)' },
-      to: { path: '^src/store/(redis/|[^/]+/redis-)' },
+      from: { path: ['^src/kernel/store/sqlite/', '/sqlite-[^/]+\\.ts$'] },
+      to: { path: ['^src/kernel/store/redis/', '/redis-[^/]+\\.ts$'] },
     },
     {
       name: 'no-backend-to-backend-reverse',
-      comment: "A store concern's Redis implementation never imports a SQLite one",
+      comment: "A store's Redis implementation never imports a SQLite one",
       severity: 'error',
-      from: { path: '^src/store/(redis/|[^/]+/redis-)' },
-      to: { path: '^src/store/(sqlite/|[^/]+/sqlite-)' },
+      from: { path: ['^src/kernel/store/redis/', '/redis-[^/]+\\.ts$'] },
+      to: { path: ['^src/kernel/store/sqlite/', '/sqlite-[^/]+\\.ts$'] },
     },
-    ...upward,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '\\.spec\\.ts$' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

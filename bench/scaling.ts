@@ -16,7 +16,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Redis from 'ioredis';
-import { parseInfo } from '../src/store/redis/redis.connection';
+import { parseInfo } from '../src/kernel/store/redis/redis.connection';
 import { SentinelTopology, until } from '../test/support/redis-topology';
 import {
   autocannon,

@@ -11,9 +11,9 @@
  */
 import 'reflect-metadata';
 import type { PipeTransform, Type } from '@nestjs/common';
-import { CreateApiKeyInput } from '../src/auth/api-keys.dto';
+import { CreateApiKeyInput } from '../src/subjects/api-keys.dto';
 import { GreetInput } from '../src/tools/greet/greet.dto';
-import { ApiValidationPipe } from '../src/validation/validation.pipe';
+import { ApiValidationPipe } from '../src/kernel/validation/validation.pipe';
 import { ClassValidatorPipe } from '../test/support/validation-cases';
 import { machine, median, num } from './lib';
 

@@ -15,7 +15,7 @@ async function openApiDocument(root = join(__dirname, '..')) {
     const { NestFactory } = require(require.resolve('@nestjs/core', { paths: [root] }));
     const dist = join(root, 'dist');
     const { rootModule } = require(join(dist, 'app.module'));
-    const { buildOpenApiDocument } = require(join(dist, 'docs', 'openapi'));
+    const { buildOpenApiDocument } = require(join(dist, 'kernel', 'openapi', 'openapi'));
     const app = await NestFactory.create(rootModule('server'), { logger: false });
     await app.init();
     try {

@@ -1,26 +1,29 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { AuditModule } from './audit/audit.module';
-import { AuthModule, KeysModule } from './auth/auth.module';
-import { InitialKeyBootstrap } from './auth/initial-key';
-import { ConfigurationModule } from './configuration/configuration.module';
-import { ConsoleModule } from './console/console.module';
-import { AllExceptionsFilter } from './errors/all-exceptions.filter';
-import { HealthModule } from './health/health.module';
-import { HttpPlumbingModule } from './http/http.module';
-import { InvocationGuard } from './invocation/invocation.guard';
-import { InvocationModule } from './invocation/invocation.module';
-import { InvocationsHttpModule } from './invocation/runtime/invocations.controller';
-import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging/logging.module';
-import { McpCoreModule, McpModule } from './mcp/mcp.module';
-import { MetricsModule } from './metrics/metrics.module';
-import { OAuthModule } from './oauth/oauth.module';
-import { SettingsModule } from './settings/settings.module';
-import { StoreModule } from './store/store.module';
+import { AuditModule } from './audit';
+import { KeysModule, InitialKeyBootstrap } from './subjects';
+import {
+  AuthModule,
+  HealthRoutesModule,
+  MetricsRoutesModule,
+  ToolsRoutesModule,
+  ReportsRoutesModule,
+  InvocationsHttpModule,
+  OAuthModule,
+} from './transports/rest/rest.modules';
+import { ConfigurationModule } from './configuration';
+import { ConsoleModule } from './transports/console/console.module';
+import { AllExceptionsFilter } from './kernel/errors/all-exceptions.filter';
+import { HttpPlumbingModule } from './kernel/http/http.module';
+import { InvocationGuard, InvocationModule } from './invocations';
+import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging';
+import { McpCoreModule, McpModule } from './transports/mcp/mcp.module';
+import { SettingsModule } from './kernel/settings/settings.module';
+import { StoreModule } from './store.module';
 import { TOOL_MODULES } from './tools';
 import { DoctorModule } from './tools/doctor/doctor.module';
-import { ToolsModule } from './tools/tools.module';
-import { ApiValidationPipe } from './validation/validation.pipe';
+import { ToolsModule } from './tools/index';
+import { ApiValidationPipe } from './kernel/validation/validation.pipe';
 
 type Imported = Type | DynamicModule;
 
@@ -66,10 +69,11 @@ export function rootModule(
           InvocationsHttpModule,
           AuthModule,
           OAuthModule,
-          ToolsModule,
-          HealthModule,
-          MetricsModule,
+          ToolsRoutesModule,
+          HealthRoutesModule,
+          MetricsRoutesModule,
           McpModule,
+          ReportsRoutesModule,
           ConsoleModule,
           ...tools,
           ...imports,

@@ -1,20 +1,18 @@
 import { INestApplication, ShutdownSignal } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { Logger } from 'nestjs-pino';
-import { setupFrontPage } from './docs/front-page';
-import { DOCS_PATH, setupOpenApi } from './docs/openapi';
-import { corsFor } from './http/cors';
-import { hardenHttpServer } from './http/http-server';
-import { platformOf } from './http/platform';
-import { RouteTable } from './http/route-table';
-import { HTTP_LOGGER } from './logging/logging.module';
-import { mcpOriginGate } from './mcp/mcp-origin';
-import { MCP_PATH } from './mcp/mcp.controller';
-import { requestCounter } from './metrics/http-metrics';
-import { MetricsService } from './metrics/metrics.service';
-import { Settings, SETTINGS } from './settings/settings';
-import { TOOLS_PATH } from './tools/tool.decorator';
-import { ToolRegistry } from './tools/tool.registry';
+import { setupFrontPage } from './kernel/openapi/front-page';
+import { DOCS_PATH, setupOpenApi } from './kernel/openapi/openapi';
+import { corsFor } from './kernel/http/cors';
+import { hardenHttpServer } from './kernel/http/http-server';
+import { platformOf } from './kernel/http/platform';
+import { RouteTable } from './kernel/http/route-table';
+import { HTTP_LOGGER } from './logging';
+import { mcpOriginGate } from './transports/mcp/mcp-origin';
+import { MCP_PATH } from './transports/mcp/mcp.controller';
+import { requestCounter, MetricsService } from './metrics';
+import { Settings, SETTINGS } from './kernel/settings/settings';
+import { TOOLS_PATH, ToolRegistry } from './tools/index';
 
 const MCP_ROUTE = new RegExp(`^/${MCP_PATH}/?$`, 'i');
 /** `POST /api/v1/services/<tool>`, as the router matches it (any case, a trailing slash). */
@@ -22,7 +20,7 @@ const TOOL_ROUTE = new RegExp(`^/${TOOLS_PATH}/[^/]+/?$`, 'i');
 
 /**
  * Everything an app needs beyond its modules, shared by main.ts and every e2e test so that tests run
- * exactly what production runs. The adapter's own file (src/http/express.ts, src/http/fastify.ts)
+ * exactly what production runs. The adapter's own file (src/kernel/http/express.ts, src/kernel/http/fastify.ts)
  * wires the request plumbing; nothing here knows which adapter runs.
  */
 export function configureApp(app: INestApplication): INestApplication {

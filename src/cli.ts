@@ -4,16 +4,15 @@ import { NestFactory } from '@nestjs/core';
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_ACTOR } from './audit/audit.context';
-import { AuditService } from './audit/audit.service';
-import { KeyRequestError } from './auth/key-request';
-import { wholeNumber } from './cli/cli.options';
-import { auditActor, line, out } from './cli/cli.output';
-import { addKeyCommands } from './cli/keys.commands';
-import { printable } from './common/text';
-import { prepareEnvironment } from './settings/environment';
+import { CLI_ACTOR, AuditService } from './audit';
+import { KeyRequestError } from './subjects';
+import { wholeNumber } from './transports/cli/cli.options';
+import { auditActor, line, out } from './transports/cli/cli.output';
+import { addKeyCommands } from './transports/cli/keys.commands';
+import { printable } from './kernel/common/text';
+import { prepareEnvironment } from './kernel/settings/environment';
 import { TOOL_MODULES } from './tools';
-import { declaredToolNames } from './tools/tool.decorator';
+import { declaredToolNames } from './tools/index';
 import { DoctorService } from './tools/doctor/doctor.service';
 
 async function withContext<T>(work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
@@ -103,7 +102,7 @@ export function buildCli(): Command {
       if (!opts.key) throw new KeyRequestError('An API key is required: --key or MCP_API_KEY');
       const { Logger } = await import('nestjs-pino');
       const { rootModule } = await import('./app.module');
-      const { serveMcpOverStdio } = await import('./mcp/mcp.stdio');
+      const { serveMcpOverStdio } = await import('./transports/mcp/mcp.stdio');
       const app = await NestFactory.createApplicationContext(rootModule('stdio'), {
         logger: false,
         abortOnError: false,

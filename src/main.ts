@@ -1,15 +1,14 @@
 // First: V8's heap settings hold before any module allocates (see the file).
-import './common/heap-tuning';
+import './kernel/common/heap-tuning';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { rootModule } from './app.module';
 import { configureApp } from './app.setup';
-import { httpPlatform } from './http/platform';
-import { prepareEnvironment } from './settings/environment';
-import { SettingsError } from './settings/settings';
-import { StoreUnavailableError } from './store/store';
-import { ConfigSourceError } from './configuration/configuration.sources';
-import { ConfigurationService } from './configuration/configuration.service';
+import { httpPlatform } from './kernel/http/platform';
+import { prepareEnvironment } from './kernel/settings/environment';
+import { SettingsError } from './kernel/settings/settings';
+import { StoreUnavailableError } from './kernel/store/store';
+import { ConfigSourceError, ConfigurationService } from './configuration';
 
 async function bootstrap(): Promise<void> {
   const settings = prepareEnvironment();
@@ -17,7 +16,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(rootModule('server'), platform.createAdapter(settings), {
     bufferLogs: true,
     abortOnError: false,
-    // Each adapter's file installs the one JSON body parser (src/http/).
+    // Each adapter's file installs the one JSON body parser (src/kernel/http/).
     bodyParser: false,
   });
   configureApp(app);

@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { CallerRef, RequestScope } from '../common/request-scope';
+import type { CallerRef, RequestScope } from '../kernel/http/request-scope';
 
 /**
  * Who is acting, for the audit trail: a key over HTTP or MCP, or the operator's CLI, or the

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../limits/clock';
-import { AuditEntry, AuditStore } from '../store/audit/audit.store';
+import { Clock } from '../kernel/common/clock';
+import { AuditEntry, AuditStore } from './audit.store';
 import { AUDIT_LOG_FIELD, type AuditActor } from './audit.context';
 
 /** Entries are kept this many days. */

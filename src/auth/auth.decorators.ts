@@ -1,8 +1,6 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { ResourceName } from './protected-resource';
 import { WantedScope } from './scopes';
-import type { ApiRequest, Caller } from './caller';
 
 /** Routes open to everyone: no key needed, no rate limit or quota. Everything else needs a key. */
 export const Public = Reflector.createDecorator<boolean>({ transform: () => true });
@@ -21,9 +19,3 @@ export const BearerErrorCodes = Reflector.createDecorator<boolean>({ transform: 
  * /mcp; every other route is the API's. An access token is good only on the resource it names.
  */
 export const OAuthResource = Reflector.createDecorator<ResourceName>();
-
-/** Who the request was authenticated as, a key or a principal (only on routes that are not @Public). */
-export const CurrentCaller = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): Caller | undefined =>
-    ctx.switchToHttp().getRequest<ApiRequest>().caller,
-);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ApiError } from '../errors/api-error';
-import { Settings, SETTINGS } from '../settings/settings';
+import type { ApiError } from '../kernel/errors/api-error';
+import { Settings, SETTINGS } from '../kernel/settings/settings';
 import {
   BearerParams,
   insufficientPermissions,

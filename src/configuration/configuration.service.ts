@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import type { AuditActor } from '../audit/audit.context';
-import { AuditService } from '../audit/audit.service';
-import { liesInside } from '../common/paths';
-import { ApiError, ValidationFailed } from '../errors/api-error';
-import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../settings/settings';
-import { OverrideStore } from '../store/overrides/override.store';
+import type { AuditActor } from '../audit';
+import { AuditService } from '../audit';
+import { liesInside } from '../kernel/common/paths';
+import { ApiError, ValidationFailed } from '../kernel/errors/api-error';
+import { ENVIRONMENT, Environment, Settings, SETTINGS } from '../kernel/settings/settings';
+import { OverrideStore } from './override.store';
 import { parseRaw } from './coercion';
 import {
   ConfigScalar,

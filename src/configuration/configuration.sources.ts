@@ -1,5 +1,5 @@
-import type { Environment } from '../settings/settings';
-import { isPlainObject } from '../validation/validation.pipe';
+import type { Environment } from '../kernel/settings/settings';
+import { isPlainObject } from '../kernel/common/plain-object';
 import { parseRaw, parseTyped } from './coercion';
 import { ConfigScalar, ENV_PREFIX } from './configuration.types';
 import { ConfigSchema, isWellFormedKey } from './configuration.schema';
@@ -22,7 +22,7 @@ export interface InvalidOverride {
   reason: string;
 }
 
-/** The operator's section of CONFIG_FILE (src/settings/settings.ts reads it); not part of the tree. */
+/** The operator's section of CONFIG_FILE (src/kernel/settings/settings.ts reads it); not part of the tree. */
 const OPERATOR_SECTIONS = new Set(['limits', 'tools']);
 
 function walkFile(

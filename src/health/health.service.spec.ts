@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { loadSettings, Settings } from '../settings/settings';
-import { Store } from '../store/store';
+import { loadSettings, Settings } from '../kernel/settings/settings';
+import { Store } from '../kernel/store/store';
 import { HealthService } from './health.service';
 
 const settings = { version: '1.2.3' } as Settings;

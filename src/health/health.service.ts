@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { withTimeout } from '../common/timeout';
-import { Settings, SETTINGS } from '../settings/settings';
-import { Store, StoreTopology } from '../store/store';
+import { withTimeout } from '../kernel/common/timeout';
+import { Settings, SETTINGS } from '../kernel/settings/settings';
+import { Store, StoreTopology } from '../kernel/store/store';
 import type { ComponentStatus, HealthView, RedisHealth } from './health.dto';
 
 /** A check that takes longer than this counts as failed: a probe must answer, even about a hung store. */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../errors/api-error';
+import { ApiError } from '../kernel/errors/api-error';
 import type { LimitedKey } from './key-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
-import type { QuotaCharge } from '../store/usage/usage.store';
+import type { QuotaCharge } from './usage.store';
 import { quotaHeaders, QuotaService, QuotaState } from './quota.service';
 
 type Headers = Record<string, number>;

@@ -1,6 +1,6 @@
-import { planNamed, type PlanLimits, type Settings } from '../settings/settings';
-import type { KeyRateBudget } from '../store/accounting/call-counter';
-import { RedisKeys } from '../store/redis/redis.keys';
+import { planNamed, type PlanLimits, type Settings } from '../kernel/settings/settings';
+import type { KeyRateBudget } from './call-counter';
+import { RedisKeys } from '../kernel/store/redis/redis.keys';
 
 export type { KeyRateBudget };
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import { Settings, SETTINGS } from '../settings/settings';
-import type { QuotaResult } from '../store/usage/usage.store';
-import { CallCount, CallCounter } from '../store/accounting/call-counter';
-import { Clock } from './clock';
+import { Settings, SETTINGS } from '../kernel/settings/settings';
+import type { QuotaResult } from './usage.store';
+import { CallCount, CallCounter } from './call-counter';
+import { Clock } from '../kernel/common/clock';
 import { keyRateBudget, LimitedKey } from './key-limits';
-import type { BucketDraw, BudgetStorage, KeyRateBudget } from '../store/rate/rate.store';
+import type { BucketDraw, BudgetStorage, KeyRateBudget } from './rate.store';
 import { rateLimitExceeded, rateLimitState } from './rate-limit.headers';
 
 /**

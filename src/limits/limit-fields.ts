@@ -1,4 +1,4 @@
-import { IntField } from '../validation/fields';
+import { IntField } from '../kernel/validation/fields';
 
 /** The bounds of each limit a key or an OAuth principal may hold over its plan's. */
 export const LIMIT_BOUNDS = {

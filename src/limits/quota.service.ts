@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ApiError } from '../errors/api-error';
-import { Settings, SETTINGS } from '../settings/settings';
-import { QuotaCharge, QuotaResult, ToolUsage, UsageStore } from '../store/usage/usage.store';
-import { Clock, nextUtcMidnight, utcDay } from './clock';
+import { ApiError } from '../kernel/errors/api-error';
+import { Settings, SETTINGS } from '../kernel/settings/settings';
+import { QuotaCharge, QuotaResult, ToolUsage, UsageStore } from './usage.store';
+import { Clock, nextUtcMidnight, utcDay } from '../kernel/common/clock';
 import { effectiveLimits, LimitedKey, toolCost } from './key-limits';
 
 /** Where a key stands against its monthly limit (only where one applies). */

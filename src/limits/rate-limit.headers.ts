@@ -1,5 +1,5 @@
-import { plural } from '../common/text';
-import { ApiError } from '../errors/api-error';
+import { plural } from '../kernel/common/text';
+import { ApiError } from '../kernel/errors/api-error';
 
 /**
  * Where a key's rate limit stands: the X-RateLimit-* headers of every answer it counted (its rate,

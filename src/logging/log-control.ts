@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import pino from 'pino';
-import type { LogLevel } from '../configuration/core-sections';
+import type { LogLevel } from '../configuration';
 
 export const PINO = Symbol('PINO');
 export const LOG_DESTINATION = Symbol('LOG_DESTINATION');

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ConfigurationService } from '../configuration/configuration.service';
-import type { LogLevel } from '../configuration/core-sections';
+import { ConfigurationService } from '../configuration';
+import type { LogLevel } from '../configuration';
 import { LogControl } from './log-control';
 
 /**

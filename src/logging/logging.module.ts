@@ -3,9 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import pino, { Bindings, DestinationStream } from 'pino';
 import { Options, pinoHttp } from 'pino-http';
-import { AUDIT_LOG_FIELD } from '../audit/audit.context';
-import type { ApiRequest } from '../auth/caller';
-import { callerLogField, requestView } from '../common/request-log';
+import { AUDIT_LOG_FIELD } from '../audit';
+import type { ApiRequest } from '../subjects';
+import { callerLogField, requestView } from '../kernel/http/request-log';
 import { LOG_DESTINATION, LogControl, PINO } from './log-control';
 import { LoggingConfigSync } from './logging-config.sync';
 
@@ -78,7 +78,7 @@ function httpLoggerOptions(logger: pino.Logger): Options {
   };
 }
 
-/** What the HTTP adapters ask of logging, per request (src/http/plumbing.ts). */
+/** What the HTTP adapters ask of logging, per request (src/kernel/http/plumbing.ts). */
 export interface RequestLogging {
   /** First thing: while `logging.verbose` is on, one access line when the answer is sent. */
   start(req: IncomingMessage, res: ServerResponse): void;
@@ -94,7 +94,7 @@ function requestLogging(logger: pino.Logger, control: LogControl): RequestLoggin
 }
 
 /**
- * The request logging of the HTTP adapters: the access line, verbose only (src/http/). nestjs-pino's
+ * The request logging of the HTTP adapters: the access line, verbose only (src/kernel/http/). nestjs-pino's
  * own middleware is not mounted, and no line is bound to its request through an async context:
  * the lines that name one (errors) carry requestLogFields.
  */

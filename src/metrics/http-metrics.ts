@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { AnsweredRequest } from '../http/plumbing';
-import { TOOLS_PATH } from '../tools/tool.decorator';
-import type { ToolRegistry } from '../tools/tool.registry';
+import type { AnsweredRequest } from '../kernel/http/plumbing';
+import { TOOLS_PATH } from '../tools/index';
+import type { ToolRegistry } from '../tools/index';
 import type { MetricsService } from './metrics.service';
 
 const TOOL_ROUTE = `/${TOOLS_PATH}/`;

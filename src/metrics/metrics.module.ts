@@ -1,6 +1,5 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
 /** A registry of this application's own, with the process metrics (CPU, memory, event loop, GC). */
@@ -13,9 +12,8 @@ function createRegistry(): Registry {
 /** Prometheus metrics at /metrics; global so that any transport (HTTP, MCP) can count tool calls. */
 @Global()
 @Module({
-  controllers: [MetricsController],
   providers: [{ provide: Registry, useFactory: createRegistry }, MetricsService],
-  exports: [MetricsService],
+  exports: [MetricsService, Registry],
 })
 export class MetricsModule implements OnApplicationShutdown {
   constructor(@Inject(Registry) private readonly registry: Registry) {}

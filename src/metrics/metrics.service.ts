@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CapacityOutcome } from '../common/request-scope';
+import type { CapacityOutcome } from '../kernel/http/request-scope';
 
 /** How a tool call ended, from its status code: a small fixed set, fit for a label. */
 export type ToolOutcome =

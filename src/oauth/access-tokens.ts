@@ -1,8 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
-import { resourceUrl, type ResourceName } from '../auth/protected-resource';
-import { isValidScope, ToolCatalog } from '../auth/scopes';
-import { OAuthSettings, planNamed, Settings, SETTINGS } from '../settings/settings';
+import { resourceUrl, type ResourceName, isValidScope, ToolCatalog } from '../auth';
+import { OAuthSettings, planNamed, Settings, SETTINGS } from '../kernel/settings/settings';
 import { AuthorizationServers } from './authorization-servers';
 
 /** The signature algorithms accepted: asymmetric only, never `none` nor a shared secret (HS*). */

@@ -7,10 +7,10 @@ import {
   type FlattenedJWSInput,
   type JWTVerifyGetKey,
 } from 'jose';
-import { ApiError } from '../errors/api-error';
-import { Clock } from '../limits/clock';
-import { retryAfterText } from '../limits/rate-limit.headers';
-import { OAuthSettings, Settings, SETTINGS } from '../settings/settings';
+import { ApiError } from '../kernel/errors/api-error';
+import { Clock } from '../kernel/common/clock';
+import { retryAfterText } from '../limits';
+import { OAuthSettings, Settings, SETTINGS } from '../kernel/settings/settings';
 
 /** A request to an authorization server (metadata, keys) gives up after this long. */
 const FETCH_TIMEOUT_MS = 5_000;

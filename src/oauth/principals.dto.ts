@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DailyLimitPatch, MonthlyLimitPatch, RateLimitPatch } from '../limits/limit-fields';
-import { BoolField, StringField } from '../validation/fields';
+import { DailyLimitPatch, MonthlyLimitPatch, RateLimitPatch } from '../limits';
+import { BoolField, StringField } from '../kernel/validation/fields';
 
 /** A PATCH of a principal: only the fields given change; null returns a field to its default. */
 export class UpdatePrincipalInput {

@@ -1,21 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { hash } from 'node:crypto';
-import type { AuditActor } from '../audit/audit.context';
-import { AuditService } from '../audit/audit.service';
-import type { AuthenticatedPrincipal } from '../auth/caller';
-import type { ResourceName } from '../auth/protected-resource';
-import { ApiError } from '../errors/api-error';
-import { Clock, utcDay } from '../limits/clock';
-import { OAuthSettings, Settings, SETTINGS } from '../settings/settings';
-import { mayBeKept } from '../store/keys/key.store';
+import type { AuditActor } from '../audit';
+import { AuditService } from '../audit';
+import type { AuthenticatedPrincipal } from '../subjects';
+import type { ResourceName } from '../auth';
+import { ApiError } from '../kernel/errors/api-error';
+import { Clock, utcDay } from '../kernel/common/clock';
+import { OAuthSettings, Settings, SETTINGS } from '../kernel/settings/settings';
 import {
+  mayBeKept,
   NewPrincipalRecord,
   PrincipalChanges,
   PrincipalPosition,
   PrincipalRecord,
   PrincipalStore,
-} from '../store/principals/principal.store';
-import { UsageStore } from '../store/usage/usage.store';
+} from '../subjects';
+import { UsageStore } from '../limits';
 import { AccessTokens, InvalidAccessToken, VerifiedToken } from './access-tokens';
 
 /** Last-seen times are written at most this often per principal (as a key's last use). */

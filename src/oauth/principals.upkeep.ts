@@ -5,16 +5,10 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { Clock, utcDay } from '../limits/clock';
-import { planLimits } from '../limits/key-limits';
-import { OAuthSettings, Settings, SETTINGS } from '../settings/settings';
-import {
-  PrincipalPosition,
-  PrincipalRecord,
-  PrincipalStore,
-  scopeUnion,
-} from '../store/principals/principal.store';
-import { UsageStore } from '../store/usage/usage.store';
+import { Clock, utcDay } from '../kernel/common/clock';
+import { planLimits, UsageStore } from '../limits';
+import { OAuthSettings, Settings, SETTINGS } from '../kernel/settings/settings';
+import { PrincipalPosition, PrincipalRecord, PrincipalStore, scopeUnion } from '../subjects';
 import { principalId } from './principals.service';
 
 /** Idle principals are purged this often (and at start-up). */

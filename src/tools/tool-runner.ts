@@ -1,5 +1,5 @@
-import type { AuditActor } from '../audit/audit.context';
-import type { Caller } from '../auth/caller';
+import type { AuditActor } from '../audit';
+import type { Caller } from '../subjects';
 
 /**
  * Reports how far a call has come: `done` of `total` (when known), with a short message. Values

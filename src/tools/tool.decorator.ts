@@ -19,10 +19,10 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
-import type { Scope } from '../auth/scopes';
-import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../docs/api-errors';
-import { InvocationView } from './invocation.dto';
+import type { Scope } from '../auth';
+import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../kernel/openapi/api-errors';
 import { ToolRunner } from './tool-runner';
 
 export const TOOLS_PATH = 'api/v1/services';
@@ -188,7 +188,7 @@ const preferHeader = () =>
 /** The 202 of a call running in the background. */
 const acceptedResponse = () =>
   ApiAcceptedResponse({
-    type: InvocationView,
+    schema: { $ref: getSchemaPath('InvocationView') },
     description:
       'Running in the background (`Prefer: respond-async`, or a tool that always does): its view; follow `Location`.',
     headers: {

@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { ToolCatalog } from '../auth/scopes';
-import { Settings, SETTINGS } from '../settings/settings';
-import { compiledValidatorFor } from '../validation/compiled.validator';
-import { JsonSchema, jsonSchemaOf } from '../validation/json-schema';
+import { ToolCatalog } from '../auth';
+import { Settings, SETTINGS } from '../kernel/settings/settings';
+import { compiledValidatorFor } from '../kernel/validation/compiled.validator';
+import { JsonSchema, jsonSchemaOf } from '../kernel/validation/json-schema';
 import type { ToolContext } from './tool-runner';
 import {
   TOOL_DEFAULTS,

@@ -8,10 +8,10 @@ import request from 'supertest';
 import type { App } from 'supertest/types';
 import { rootModule } from '../../src/app.module';
 import { configureApp, readyToServe } from '../../src/app.setup';
-import { httpPlatform } from '../../src/http/platform';
-import { INITIAL_KEY_FILE } from '../../src/auth/initial-key';
+import { httpPlatform } from '../../src/kernel/http/platform';
+import { INITIAL_KEY_FILE } from '../../src/subjects/initial-key';
 import { LOG_DESTINATION } from '../../src/logging/log-control';
-import { ENVIRONMENT, loadSettings } from '../../src/settings/settings';
+import { ENVIRONMENT, loadSettings } from '../../src/kernel/settings/settings';
 import { redisTestEnv } from './redis';
 
 /** Collects the JSON log lines an app writes, so tests can assert on them. */

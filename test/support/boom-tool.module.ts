@@ -1,6 +1,6 @@
 import { Body, Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { StringField } from '../../src/validation/fields';
+import { StringField } from '../../src/kernel/validation/fields';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
 class BoomInput {

@@ -1,4 +1,4 @@
-import { OverrideStore } from '../../src/store/overrides/override.store';
+import { OverrideStore } from '../../src/configuration/override.store';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bearer, TestApp } from './app';

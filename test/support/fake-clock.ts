@@ -1,4 +1,4 @@
-import { Clock } from '../../src/limits/clock';
+import { Clock } from '../../src/kernel/common/clock';
 
 /** A clock the test moves by hand, to cross UTC midnight without waiting for it. */
 export class FakeClock extends Clock {

@@ -1,7 +1,7 @@
 import { Body, Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
-import { BoolField, StringField } from '../../src/validation/fields';
+import { BoolField, StringField } from '../../src/kernel/validation/fields';
 
 /**
  * A tool whose runs the test holds and releases by hand: to have a call still running when its

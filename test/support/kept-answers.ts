@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { REDIS_CLIENT, RedisClient } from '../../src/store/redis/redis.connection';
+import { REDIS_CLIENT, RedisClient } from '../../src/kernel/store/redis/redis.connection';
 import type { TestApp } from './app';
 
 /**

@@ -3,8 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AddressInfo, Server } from 'node:net';
-import { ApiError } from '../../src/errors/api-error';
-import { StringField } from '../../src/validation/fields';
+import { ApiError } from '../../src/kernel/errors/api-error';
+import { StringField } from '../../src/kernel/validation/fields';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 import { bearer, startApp, TestApp, TestAppOptions } from './app';
 

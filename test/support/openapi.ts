@@ -10,7 +10,7 @@ interface RequestBodies {
 
 /**
  * The request body an operation points to (`#/components/requestBodies/<Input>`, see
- * src/docs/openapi.ts): whether it is required, and its JSON schema.
+ * src/kernel/openapi/openapi.ts): whether it is required, and its JSON schema.
  */
 export function requestBodyOf<Schema = Record<string, unknown>>(
   doc: RequestBodies,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
-import { StringField } from '../../src/validation/fields';
+import { StringField } from '../../src/kernel/validation/fields';
 
 /** Test-only tools with prices other than 1 (credits, docs/keys-and-limits.md). */
 export class PricedInput {

@@ -2,7 +2,7 @@ import { Body, Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail } from 'class-validator';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
-import { BoolField } from '../../src/validation/fields';
+import { BoolField } from '../../src/kernel/validation/fields';
 
 /**
  * A team's tool whose DTO uses a raw class-validator decorator beside a field decorator

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Redis, { Cluster } from 'ioredis';
-import { parseInfo } from '../../src/store/redis/redis.connection';
+import { parseInfo } from '../../src/kernel/store/redis/redis.connection';
 import { freePort, RedisServer } from './redis';
 
 const run = promisify(execFile);

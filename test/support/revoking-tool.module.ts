@@ -1,8 +1,8 @@
 import { Body, Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../../src/audit/audit.context';
-import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { KeysModule } from '../../src/auth/auth.module';
+import { ApiKeysService } from '../../src/subjects/api-keys.service';
+import { KeysModule } from '../../src/subjects/subjects.module';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
 class RevokeSelfInput {}

@@ -5,7 +5,7 @@
  * prints one JSON line: `{"port": …, "adminKey": "…"}`.
  */
 // First, as in main.ts: the server's heap settings hold before any module allocates.
-import '../../src/common/heap-tuning';
+import '../../src/kernel/common/heap-tuning';
 import type { AddressInfo, Server } from 'node:net';
 import { startApp } from './app';
 import { RuntimeToolsModule } from './runtime-tools.module';

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { ApiError } from '../../src/errors/api-error';
+import { ApiError } from '../../src/kernel/errors/api-error';
 import type { ToolContext } from '../../src/tools/tool-runner';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
-import { IntField, StringField } from '../../src/validation/fields';
+import { IntField, StringField } from '../../src/kernel/validation/fields';
 import { Gate } from './gated-tool.module';
 
 /**

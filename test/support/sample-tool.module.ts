@@ -7,7 +7,7 @@
  */
 import { Body, Injectable, Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { BoolField, StringField } from '../../src/validation/fields';
+import { BoolField, StringField } from '../../src/kernel/validation/fields';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
 // The input: each field decorator gives both the validation rule and the JSON Schema property.

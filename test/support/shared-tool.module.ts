@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import type { ToolContext } from '../../src/tools/tool-runner';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
-import { StringField } from '../../src/validation/fields';
+import { StringField } from '../../src/kernel/validation/fields';
 
 /**
  * Where the calls of the `shared` tool wait once they hold a slot, until the test lets each one

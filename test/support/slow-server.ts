@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rootModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
-import { httpPlatform } from '../../src/http/platform';
-import { loadSettings } from '../../src/settings/settings';
+import { httpPlatform } from '../../src/kernel/http/platform';
+import { loadSettings } from '../../src/kernel/settings/settings';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
 class SlowInput {}

@@ -9,8 +9,8 @@ import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { PassThrough } from 'node:stream';
 import { rootModule } from '../../src/app.module';
 import { LOG_DESTINATION } from '../../src/logging/log-control';
-import { serveMcpOverStdio } from '../../src/mcp/mcp.stdio';
-import { ENVIRONMENT } from '../../src/settings/settings';
+import { serveMcpOverStdio } from '../../src/transports/mcp/mcp.stdio';
+import { ENVIRONMENT } from '../../src/kernel/settings/settings';
 import { baseEnv, LogCapture } from './app';
 
 /** The client end of a pair of in-process streams, speaking MCP's newline-delimited JSON. */

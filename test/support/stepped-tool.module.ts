@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import type { ToolContext } from '../../src/tools/tool-runner';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
-import { IntField } from '../../src/validation/fields';
+import { IntField } from '../../src/kernel/validation/fields';
 
 /**
  * The steps of the `stepped` tool, released one at a time by the test: a long-running call whose

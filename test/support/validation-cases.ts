@@ -12,13 +12,13 @@ import {
   CreateApiKeyInput,
   RotateApiKeyInput,
   UpdateApiKeyInput,
-} from '../../src/auth/api-keys.dto';
-import type { ValidationIssue } from '../../src/common/validation-issue';
-import { ValidationFailed } from '../../src/errors/api-error';
+} from '../../src/subjects/api-keys.dto';
+import type { ValidationIssue } from '../../src/kernel/errors/validation-issue';
+import { ValidationFailed } from '../../src/kernel/errors/api-error';
 import { ConfigGetInput, ConfigSetInput, ConfigShowInput } from '../../src/tools/config/config.dto';
 import { DoctorInput } from '../../src/tools/doctor/doctor.dto';
 import { GreetInput } from '../../src/tools/greet/greet.dto';
-import { ApiValidationPipe } from '../../src/validation/validation.pipe';
+import { ApiValidationPipe } from '../../src/kernel/validation/validation.pipe';
 import { WordCountInput } from './sample-tool.module';
 
 /** The pipe as it was before validation was compiled: every DTO through class-validator. */

@@ -1,5 +1,5 @@
-import type { ToolContext } from '../tool-runner';
-import { Tool, ToolController } from '../tool.decorator';
+import type { ToolContext } from '../index';
+import { Tool, ToolController } from '../index';
 import {
   ConfigGetInput,
   ConfigGetResult,
@@ -8,7 +8,7 @@ import {
   ConfigShowInput,
   ConfigShowResult,
 } from './config.dto';
-import { ConfigurationService } from '../../configuration/configuration.service';
+import { ConfigurationService } from '../../configuration';
 
 @ToolController()
 export class ConfigController {

@@ -1,11 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { StringField } from '../../validation/fields';
-import type {
-  ConfigScalar,
-  ConfigTree,
-  ConfigValue,
-} from '../../configuration/configuration.types';
-import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from '../../configuration/configuration.types';
+import { StringField } from '../../kernel/validation/fields';
+import type { ConfigScalar, ConfigTree, ConfigValue } from '../../configuration';
+import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from '../../configuration';
 
 const KEY_FIELD = {
   description: 'Dot-separated configuration path, such as `logging.level` or `server`.',

@@ -1,5 +1,5 @@
-import type { ToolContext } from '../tool-runner';
-import { Tool, ToolController } from '../tool.decorator';
+import type { ToolContext } from '../index';
+import { Tool, ToolController } from '../index';
 import { DoctorInput, DoctorResult } from './doctor.dto';
 import { DoctorService } from './doctor.service';
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { BoolField } from '../../validation/fields';
+import { BoolField } from '../../kernel/validation/fields';
 
 export class DoctorInput {
   @BoolField({

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ConfigurationModule } from '../../configuration/configuration.module';
+import { ConfigurationModule } from '../../configuration';
 import { ApiKeysCheck } from './checks/api-keys.check';
 import { CacheDirectoryCheck } from './checks/cache-directory.check';
 import { ConfigFileCheck } from './checks/config-file.check';
@@ -12,7 +12,7 @@ import { RuntimeVersionCheck } from './checks/runtime-version.check';
 import { StoreCheck } from './checks/store.check';
 import { OAuthIssuersCheck } from './checks/oauth-issuers.check';
 import { OAuthPrincipalsCheck } from './checks/oauth-principals.check';
-import { OAuthCoreModule } from '../../oauth/oauth.module';
+import { OAuthCoreModule } from '../../oauth';
 import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
 

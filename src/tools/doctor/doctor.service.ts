@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { discoverInOrder } from '../../common/discovery';
-import { TimeoutError, withTimeout } from '../../common/timeout';
-import { Settings, SETTINGS } from '../../settings/settings';
-import type { AuditActor } from '../../audit/audit.context';
-import { AuditService } from '../../audit/audit.service';
-import type { ProgressReporter } from '../tool-runner';
+import { discoverInOrder } from '../../kernel/common/discovery';
+import { TimeoutError, withTimeout } from '../../kernel/common/timeout';
+import { Settings, SETTINGS } from '../../kernel/settings/settings';
+import type { AuditActor } from '../../audit';
+import { AuditService } from '../../audit';
+import type { ProgressReporter } from '../index';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck } from './doctor-check';
 
 export interface CheckRecord extends CheckOutcome {

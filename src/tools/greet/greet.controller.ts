@@ -1,4 +1,4 @@
-import { Tool, ToolController } from '../tool.decorator';
+import { Tool, ToolController } from '../index';
 import { GreetInput, GreetResult } from './greet.dto';
 import { GreetService } from './greet.service';
 

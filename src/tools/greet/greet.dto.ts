@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { BoolField, IntField, StringField } from '../../validation/fields';
+import { BoolField, IntField, StringField } from '../../kernel/validation/fields';
 
 export class GreetInput {
   @StringField({ description: 'Name to greet.', minLength: 1, maxLength: 200, example: 'Alice' })

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IntField, StringField } from '../../../src/validation/fields';
+import { IntField, StringField } from '../../../src/kernel/validation/fields';
 
 export const ALGORITHMS = ['sha256', 'sha512'] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];

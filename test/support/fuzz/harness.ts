@@ -35,7 +35,7 @@ function seedFrom(raw: string | undefined): number {
 
 /** The command that runs the spec of the current test again with this seed. */
 function rerunCommand(): string {
-  const spec = relative(process.cwd(), expect.getState().testPath ?? 'test/fuzz.e2e-spec.ts');
+  const spec = relative(process.cwd(), expect.getState().testPath ?? 'test/http/fuzz.e2e-spec.ts');
   return `FUZZ_SEED=${SEED} npx jest --config jest.config.js ${spec} --selectProjects e2e`;
 }
 

@@ -15,10 +15,10 @@
  * request: the key's X-RateLimit-Remaining on GET /api/v1/usage (which costs one), its `used` there
  * or on the admin's view of its usage.
  */
-import { MAX_BODY_DEPTH } from '../../../src/http/body';
-import { jsonDeeperThan } from '../../../src/http/json-depth';
-import { isJsonMediaType } from '../../../src/http/body';
-import { MAX_META_ENTRIES } from '../../../src/mcp/mcp-messages';
+import { MAX_BODY_DEPTH } from '../../../src/kernel/http/body';
+import { jsonDeeperThan } from '../../../src/kernel/http/json-depth';
+import { isJsonMediaType } from '../../../src/kernel/http/body';
+import { MAX_META_ENTRIES } from '../../../src/transports/mcp/mcp-messages';
 import type { Outcome, RawResponse } from './client';
 import { cut, isObject } from './client';
 import type { Fuzzer } from './harness';

@@ -5,7 +5,7 @@
  * and the headers of a POST /mcp (who sends it, Accept, MCP-Protocol-Version, Content-Type, Origin).
  */
 import fc from 'fast-check';
-import { MCP_IDEMPOTENCY_META } from '../../../src/invocation/idempotency';
+import { MCP_IDEMPOTENCY_META } from '../../../src/idempotency/idempotency.service';
 import { bodyText, deepText, jsonValue, toolBodies, wideText } from './bodies';
 import type { FuzzRequest } from './client';
 import { TOOLS } from './requests';

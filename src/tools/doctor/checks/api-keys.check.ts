@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { keyStatus } from '../../../auth/api-key.view';
-import { hasScope } from '../../../auth/scopes';
-import { planNamed, Settings, SETTINGS } from '../../../settings/settings';
-import { KeyStore } from '../../../store/keys/key.store';
+import { keyStatus, KeyStore } from '../../../subjects';
+import { hasScope } from '../../../auth';
+import { planNamed, Settings, SETTINGS } from '../../../kernel/settings/settings';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
 
 /** Keys named in a warning, at most: the message stays one readable line. */

@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { stat } from 'node:fs/promises';
-import { privateDir } from '../../../common/private-files';
+import { privateDir } from '../../../kernel/common/private-files';
 import { resolve } from 'node:path';
-import { liesInside } from '../../../common/paths';
-import { Settings, SETTINGS } from '../../../settings/settings';
-import { ConfigurationService } from '../../../configuration/configuration.service';
+import { liesInside } from '../../../kernel/common/paths';
+import { Settings, SETTINGS } from '../../../kernel/settings/settings';
+import { ConfigurationService } from '../../../configuration';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
 
 interface CacheState {

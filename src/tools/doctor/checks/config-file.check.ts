@@ -5,9 +5,8 @@ import {
   loadSettings,
   Settings,
   SETTINGS,
-} from '../../../settings/settings';
-import { readConfigFile } from '../../../configuration/configuration.sources';
-import { ConfigurationService } from '../../../configuration/configuration.service';
+} from '../../../kernel/settings/settings';
+import { readConfigFile, ConfigurationService } from '../../../configuration';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass } from '../doctor-check';
 
 /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigurationService } from '../../../configuration/configuration.service';
+import { ConfigurationService } from '../../../configuration';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
 
 /** Stored overrides the schema rejects are ignored; fixing removes them (and only them). */

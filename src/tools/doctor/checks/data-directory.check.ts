@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Settings, SETTINGS } from '../../../settings/settings';
+import { Settings, SETTINGS } from '../../../kernel/settings/settings';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass } from '../doctor-check';
 
 /** The data directory must exist and take a new file: the store, key file and cache live there. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { statfs } from 'node:fs/promises';
-import { Settings, SETTINGS } from '../../../settings/settings';
+import { Settings, SETTINGS } from '../../../kernel/settings/settings';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
 
 const MB = 1024 * 1024;

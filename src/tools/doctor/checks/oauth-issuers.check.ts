@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuthorizationServers } from '../../../oauth/authorization-servers';
+import { AuthorizationServers } from '../../../oauth';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass } from '../doctor-check';
 
 /**

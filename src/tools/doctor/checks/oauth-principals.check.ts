@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Principals } from '../../../oauth/principals.service';
+import { Principals } from '../../../oauth';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
 
 /** From this share of OAUTH_MAX_PRINCIPALS on, the check warns. */

@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteKeyStore } from '../../../store/keys/sqlite-key.store';
-import { SqliteDatabase } from '../../../store/sqlite/sqlite.database';
-import { StoreUnavailableError } from '../../../store/store';
+import { SqliteKeyStore } from '../../../subjects/sqlite-key.store';
+import { SqliteDatabase } from '../../../kernel/store/sqlite/sqlite.database';
+import { StoreUnavailableError } from '../../../kernel/store/store';
 import { StoreCheck } from './store.check';
 
 describe('StoreCheck', () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { KeyStore } from '../../../store/keys/key.store';
-import { Store } from '../../../store/store';
+import { KeyStore } from '../../../subjects';
+import { Store } from '../../../kernel/store/store';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
 
 /**

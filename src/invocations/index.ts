@@ -1,0 +1,28 @@
+/**
+ * The invocations feature's public entry: what the other features, the transports, the tools and
+ * the processes may use of it. Nothing else of this folder is imported from outside it.
+ */
+export { CallControl } from './call-control';
+export { Accepted, PostRefused } from './call-io';
+export type { CallIo, ToolCaller } from './call-io';
+export { PipelineStep, STEP_ORDER } from './call';
+export type { AnswerFacts, Call, InvocationStep } from './call';
+export { INVOCATION_KEEP_MS, newInvocationId } from './invocation-records';
+export { CountsOwnRate } from './invocation.decorators';
+export { InvocationView } from './invocation.dto';
+export { InvocationGuard } from './invocation.guard';
+export { InvocationModule } from './invocation.module';
+export { InvocationPipeline } from './invocation.pipeline';
+export { INVOCATION_STATUSES, InvocationStore } from './invocation.store';
+export type { InvocationPosition, InvocationRecord, InvocationStatus } from './invocation.store';
+export {
+  INVOCATIONS_PATH,
+  INVOCATION_ID,
+  invocationView,
+  invocationsAfter,
+  isFinished,
+} from './invocation.view';
+export { LongCalls } from './long-calls';
+export { RedisInvocationStore } from './redis-invocation.store';
+export { SqliteInvocationStore } from './sqlite-invocation.store';
+export { ToolInvoker } from './tool.invoker';

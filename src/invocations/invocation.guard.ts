@@ -1,0 +1,88 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { BearerErrorCodes, OAuthResource, Public, Scopes } from '../auth';
+import type { ApiRequest } from '../subjects';
+import type { ResourceName, WantedScope } from '../auth';
+import { HttpExchange } from '../kernel/http/http-exchange';
+import { ToolRoute } from '../tools/index';
+import { AnswerFacts } from './call';
+import { CountsOwnRate } from './invocation.decorators';
+import { InvocationPipeline } from './invocation.pipeline';
+
+/** What a route declares about its calls, read once per handler (decorators do not change). */
+interface RouteFacts {
+  /** Open to all, or a tool's route (whose runtime runs the pipeline itself): nothing to check here. */
+  unguarded: boolean;
+  scopes?: WantedScope[];
+  bearerErrorCodes: boolean;
+  resource?: ResourceName;
+  ratePaid: boolean;
+}
+
+/**
+ * The REST adapter of the invocation pipeline for the keyed routes that are not tools (keys, usage,
+ * audit, discovery, the /mcp POST), the one global guard: it reads what the route declares
+ * (@Public, @Scopes, ...) into a Call, runs the pipeline, and hands the caller and the answer's
+ * headers to the request. Deny by default: only @Public routes skip it. A tool's route runs the
+ * same pipeline in its runtime (ToolInvoker), with the tool.
+ */
+@Injectable()
+export class InvocationGuard implements CanActivate {
+  /** By controller class, then handler: an inherited handler may serve classes that differ. */
+  private readonly facts = new WeakMap<object, WeakMap<object, RouteFacts>>();
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly pipeline: InvocationPipeline,
+    private readonly exchange: HttpExchange,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const route = this.routeFacts(context);
+    if (route.unguarded) return true;
+    const http = context.switchToHttp();
+    const req = http.getRequest<ApiRequest>();
+    const answer: AnswerFacts = { headers: {} };
+    try {
+      await this.pipeline.check(
+        {
+          transport: 'rest',
+          authorization: this.exchange.headerValues(req, 'authorization'),
+          client: req.ip ?? 'unknown',
+          requestId: req.id,
+          scopes: route.scopes,
+          bearerErrorCodes: route.bearerErrorCodes,
+          resource: route.resource,
+          ratePaid: route.ratePaid,
+        },
+        answer,
+      );
+    } finally {
+      req.caller = answer.caller;
+      this.exchange.setHeaders(http.getResponse<object>(), answer.headers);
+    }
+    return true;
+  }
+
+  private routeFacts(context: ExecutionContext): RouteFacts {
+    const [handler, controller] = [context.getHandler(), context.getClass()];
+    let byHandler = this.facts.get(controller);
+    if (!byHandler) this.facts.set(controller, (byHandler = new WeakMap()));
+    let facts = byHandler.get(handler);
+    if (!facts) {
+      const targets = [handler, controller];
+      facts = {
+        unguarded:
+          this.reflector.getAllAndOverride(Public, targets) === true ||
+          this.reflector.get(ToolRoute, handler) !== undefined,
+        scopes: this.reflector.getAllAndOverride(Scopes, targets),
+        bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
+        resource: this.reflector.getAllAndOverride(OAuthResource, targets),
+        ratePaid: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
+      };
+      byHandler.set(handler, facts);
+    }
+    return facts;
+  }
+}

@@ -1,0 +1,61 @@
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { KeysModule } from '../subjects';
+import { LimitsModule } from '../limits';
+import { OAuthCoreModule } from '../oauth';
+import { InvocationGuard } from './invocation.guard';
+import { IdempotencyService } from '../idempotency';
+import { InvocationPipeline } from './invocation.pipeline';
+import { IdempotencyStep } from './steps/idempotency.step';
+import { AuthenticateStep } from './steps/authenticate.step';
+import { QuotaStep } from './steps/quota.step';
+import { ResultRoomStep } from './steps/result-room.step';
+import { RateLimitStep } from './steps/rate-limit.step';
+import { ScopeStep } from './steps/scope.step';
+import { AdmissionStep, CapacityStep } from './steps/capacity.step';
+import { ToolExecution } from './execution';
+import { CallSettlement } from './call-settlement';
+import { LongCalls } from './long-calls';
+import { ToolSlots } from './tool-slots';
+import { ToolRunner } from '../tools/index';
+import { ToolInvoker } from './tool.invoker';
+
+/**
+ * The one pipeline of a call: its steps (authenticate, scope, rate limit, idempotency, quota), the
+ * REST adapter of keyed routes (InvocationGuard, registered as the global guard by the root module),
+ * and the runtime of a tool call (ToolInvoker) that the tool routes and both MCP transports adapt
+ * to. Global: every tool module's routes reach their runtime as the ToolRunner.
+ */
+@Global()
+@Module({
+  imports: [DiscoveryModule, KeysModule, LimitsModule, OAuthCoreModule],
+  providers: [
+    InvocationPipeline,
+    AuthenticateStep,
+    ScopeStep,
+    AdmissionStep,
+    ResultRoomStep,
+    RateLimitStep,
+    IdempotencyStep,
+    CapacityStep,
+    QuotaStep,
+    ToolSlots,
+    ToolExecution,
+    CallSettlement,
+    LongCalls,
+    IdempotencyService,
+    InvocationGuard,
+    ToolInvoker,
+    { provide: ToolRunner, useExisting: ToolInvoker },
+  ],
+  exports: [
+    InvocationPipeline,
+    InvocationGuard,
+    ToolInvoker,
+    ToolRunner,
+    LongCalls,
+    ToolExecution,
+    IdempotencyService,
+  ],
+})
+export class InvocationModule {}

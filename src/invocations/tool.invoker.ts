@@ -1,0 +1,346 @@
+import { HttpException, Injectable, Optional } from '@nestjs/common';
+import { callerActor } from '../audit';
+import type { ApiRequest, Caller } from '../subjects';
+import { answerOf } from '../kernel/errors/answer';
+import { ApiError, IdempotentReplay, InputRefused } from '../kernel/errors/api-error';
+import { rateHeaders, Accounting } from '../limits';
+import { MAX_BODY_DEPTH, TOO_DEEP } from '../kernel/http/body';
+import { HttpExchange } from '../kernel/http/http-exchange';
+import { MetricsService } from '../metrics';
+import type { InvocationRecord } from './invocation.store';
+import { ToolRunner, RegisteredTool, ToolRegistry } from '../tools/index';
+import { Accepted, asJsonBody, CallIo, PostRefused, replayedAnswer, ToolCaller } from './call-io';
+
+export { Accepted, type CallIo, PostRefused, type ToolCaller } from './call-io';
+import { ANY_TOOL_SCOPE, toolScope } from '../auth';
+import { ApiValidationPipe } from '../kernel/validation/validation.pipe';
+import { nestedDeeperThan } from '../kernel/common/plain-object';
+import { AnswerFacts, Call, callerOf, Decisions } from './call';
+import { InvocationPipeline } from './invocation.pipeline';
+import { CallControl, CallStopped } from './call-control';
+import { ClientWatch, deadlinePassed, ToolActor, ToolExecution } from './execution';
+import type { CallOrigin, ChargedCredits } from './invocation-records';
+import { invocationLocation, invocationView } from './invocation.view';
+import { LongCalls, newInvocationId } from './long-calls';
+import { preferences } from './prefer';
+import { AtCapacity } from './steps/capacity.step';
+
+/** What a call was charged, once counted: what its refund gives back if it never runs. */
+function chargedOf(decided: Decisions): ChargedCredits | undefined {
+  const charge = decided.charge;
+  if (charge?.quota !== 'counted' || !charge.credits) return undefined;
+  return { day: charge.credits.day, credits: charge.credits.cost };
+}
+
+/**
+ * The runtime of a tool call, one for every transport: the pipeline's steps (authentication,
+ * scope, admission, rate limit, idempotency, capacity, quota), then validation by the same pipe,
+ * the tool within its deadline and slot (ToolExecution), and its kept answer (the idempotency
+ * step's Claim); or, for a call to run in the background, its invocation (LongCalls). REST's tool
+ * routes come here (serve: a ToolRunner), and so do MCP over HTTP and stdio (invoke); errors are
+ * REST's, for the transport to translate.
+ */
+@Injectable()
+export class ToolInvoker extends ToolRunner {
+  private readonly validation = new ApiValidationPipe();
+
+  constructor(
+    private readonly pipeline: InvocationPipeline,
+    private readonly registry: ToolRegistry,
+    private readonly exchange: HttpExchange,
+    private readonly execution: ToolExecution,
+    private readonly longCalls: LongCalls,
+    private readonly accounting: Accounting,
+    // Absent in the stdio server, which serves no /metrics.
+    @Optional() private readonly metrics?: MetricsService,
+  ) {
+    super();
+  }
+
+  /**
+   * A tool's REST route: the answer's body, or a thrown refusal for the exception filter (a replay
+   * too: IdempotentReplay); the headers the pipeline decided are set on `res` either way. A call
+   * asked to run in the background (`Prefer: respond-async`, or a tool that always does) is
+   * answered 202 with its invocation's view, unless it ends within the `wait` it asked for.
+   */
+  async serve(name: string, req: object, res: object): Promise<unknown> {
+    const tool = this.registry.get(name);
+    if (!tool) throw new Error(`No tool named '${name}' is registered`);
+    const request = req as ApiRequest;
+    const answer: AnswerFacts = { headers: {} };
+    const io: CallIo = { control: new CallControl() };
+    const prefer = preferences(request.headers.prefer);
+    const mode = tool.runtime.async;
+    if (mode === 'required' || (mode === 'allowed' && prefer.respondAsync)) {
+      io.background = { id: newInvocationId(), waitMs: prefer.waitMs };
+    } else {
+      io.watch = this.clientWatch(res);
+    }
+    try {
+      const body = await this.run(
+        {
+          transport: 'rest',
+          authorization: this.exchange.headerValues(req, 'authorization'),
+          client: request.ip ?? 'unknown',
+          requestId: request.id,
+          scopes: [toolScope(name)],
+          tool: name,
+          bearerErrorCodes: false,
+          body: request.body,
+          idempotencyKey: request.headers['idempotency-key'],
+          background: io.background?.id,
+        },
+        tool,
+        request.body,
+        io,
+        answer,
+      ).catch((error: unknown) => this.currentAccepted(error));
+      if (!(body instanceof Accepted)) return body;
+      (res as { status(code: number): unknown }).status(202);
+      this.exchange.setHeader(res, 'Location', invocationLocation(body.record.id));
+      return invocationView(body.record);
+    } catch (error) {
+      if (error instanceof AtCapacity) request.refused = error.reason;
+      throw error;
+    } finally {
+      request.caller = answer.caller;
+      this.exchange.setHeaders(res, answer.headers);
+    }
+  }
+
+  /**
+   * A tool called over MCP: the tool's answer exactly as REST would send it as the response body,
+   * or Accepted when it runs in the background. With an idempotency key (MCP:
+   * `_meta["io.tis/idempotency-key"]`) a kept answer is replayed as REST would replay it.
+   */
+  async invoke(
+    caller: ToolCaller,
+    tool: RegisteredTool,
+    args: unknown,
+    io: CallIo = { control: new CallControl() },
+  ): Promise<unknown> {
+    const answer: AnswerFacts = { headers: {} };
+    try {
+      // Field by field, not `{...caller}` with the rest: on the MCP hot path the object rest and
+      // spread cost some 9 µs a call (a CPU profile of MCP greet on Fastify, docs/performance.md).
+      const call: Call = {
+        transport: caller.transport,
+        authorization: caller.authorization,
+        client: caller.client,
+        requestId: caller.requestId,
+        scopes: [toolScope(tool.name)],
+        tool: tool.name,
+        bearerErrorCodes: false,
+        resource: caller.resource,
+        body: args ?? {},
+        idempotencyKey: caller.idempotencyKey,
+        caller: caller.caller,
+        ratePaid: caller.ratePaid,
+        background: io.background?.id,
+      };
+      const body = await this.run(call, tool, args, io, answer).catch((error: unknown) =>
+        this.replayed(error),
+      );
+      this.metrics?.observeToolCall(tool.name, body instanceof Accepted ? 202 : 200);
+      return body;
+    } catch (error) {
+      // Counted like the REST call that would have answered this status.
+      const status = error instanceof HttpException ? error.getStatus() : 500;
+      if (caller.ratePaid === false) {
+        // A call that counts its POST's rate: refused, the POST is, and counted with its answer;
+        // else the POST carries the rate count the refusal kept (a 402's), as a prepaid POST would.
+        if (error instanceof HttpException && status === 429) throw new PostRefused(error);
+        if (error instanceof ApiError) rateHeaders(error.headers, answer.headers);
+      }
+      if (status === 429) this.metrics?.observeRateLimited('key');
+      const refused = error instanceof AtCapacity ? error.reason : undefined;
+      this.metrics?.observeToolCall(tool.name, status, refused);
+      throw error;
+    } finally {
+      caller.onAnswer?.(answer);
+    }
+  }
+
+  /**
+   * Who calls, as the pipeline's authentication and scope decide it (nothing charged): the caller
+   * of an MCP request that is not a tool call (the tasks methods over stdio).
+   */
+  async identify(caller: ToolCaller): Promise<Caller> {
+    const { onAnswer: _, ...known } = caller;
+    const decided = await this.pipeline.check({
+      ...known,
+      ratePaid: true,
+      scopes: [ANY_TOOL_SCOPE],
+      bearerErrorCodes: false,
+    });
+    return callerOf(decided);
+  }
+
+  /** The invocation a call runs as, by id, as any instance sees it now. */
+  findInvocation(id: string): Promise<InvocationRecord | undefined> {
+    return this.longCalls.find(id);
+  }
+
+  private async run(
+    call: Call,
+    tool: RegisteredTool,
+    args: unknown,
+    io: CallIo,
+    answer: AnswerFacts,
+  ): Promise<unknown> {
+    // MCP arguments nested too deeply are refused before any step, as REST refuses such a body
+    // while reading it: before authentication, and counted nowhere. (An MCP body was depth-checked
+    // whole as it was read, with its envelope's levels on top; its arguments are checked alone.)
+    if (call.transport !== 'rest' && nestedDeeperThan(args, MAX_BODY_DEPTH)) {
+      throw new InputRefused([TOO_DEEP]);
+    }
+    const decided = await this.pipeline.check(call, answer);
+    const caller = callerOf(decided);
+    // The tool runs as its caller for the audit trail (over HTTP, with the request's id).
+    const actor: ToolActor = { caller, ...callerActor(caller, call.requestId ?? null) };
+    io.actor = actor;
+    const { claim } = decided;
+    io.charged = chargedOf(decided);
+    const ticket = decided.ticket;
+    if (!ticket) throw new Error(`Tool call of '${tool.name}' admitted without a ticket`);
+    let input: object;
+    try {
+      input = await this.validate(tool, args);
+    } catch (error) {
+      ticket.release();
+      await claim?.keep(400, { detail: answerOf(error).detail }, false);
+      throw error;
+    }
+    if (io.background) {
+      if (!this.longCalls.accepting) {
+        ticket.release();
+        await claim?.release();
+        throw new ApiError(
+          503,
+          'Service temporarily unavailable: this instance is shutting down. Retry after 1 second.',
+          { 'Retry-After': 1 },
+        );
+      }
+      const idempotencyKey = claim ? String(call.idempotencyKey) : undefined;
+      return this.background(
+        io.background,
+        tool,
+        input,
+        { actor, charged: io.charged, idempotencyKey },
+        decided,
+      );
+    }
+    try {
+      const result = await this.execution.run(
+        tool,
+        input,
+        actor,
+        io.control,
+        ticket,
+        io.progress,
+        io.watch,
+      );
+      // REST's answer is serialised by the adapter: made JSON here only where it is kept or is MCP's.
+      if (!claim && call.transport === 'rest') return result;
+      const body = asJsonBody(result);
+      await claim?.keep(200, body);
+      return body;
+    } catch (error) {
+      const refusal = this.refusalOf(tool, error);
+      const refused = answerOf(refusal);
+      // A charged call that failed on the server's side: its tool's `failed` count (by_tool).
+      if (refused.status >= 500) void this.accounting.failed(decided.charge);
+      if (claim) {
+        if (error instanceof CallStopped && error.reason !== 'deadline') await claim.release();
+        else await claim.keep(refused.status, { detail: refused.detail });
+      }
+      throw refusal;
+    }
+  }
+
+  /**
+   * A call accepted to run in the background: its invocation, and the 202 kept for its
+   * Idempotency-Key (a retry gets the same invocation). Waits for its end as long as asked: a call
+   * over by then is answered as a synchronous one would be.
+   */
+  private async background(
+    how: { id: string; waitMs: number },
+    tool: RegisteredTool,
+    input: object,
+    origin: CallOrigin,
+    decided: Decisions,
+  ): Promise<unknown> {
+    const { claim, ticket } = decided;
+    const record = await this.longCalls.begin(how.id, { ...origin, tool, input, ticket: ticket! });
+    const finished = await this.longCalls.awaitFinish(record.id, how.waitMs);
+    if (!finished) {
+      await claim?.keep(202, invocationView(record));
+      return new Accepted(record);
+    }
+    if (finished.status === 'succeeded') {
+      await claim?.keep(200, finished.result);
+      return finished.result;
+    }
+    const error = finished.error ?? { status: 500, detail: 'Internal Server Error' };
+    await claim?.keep(error.status, { detail: error.detail });
+    throw new ApiError(error.status, error.detail);
+  }
+
+  /**
+   * What a call stopped before its handler settled is answered: 504 past its deadline; 499 when
+   * its client went away or cancelled it (an answer nobody reads, for the logs and metrics).
+   */
+  private refusalOf(tool: RegisteredTool, error: unknown): unknown {
+    if (!(error instanceof CallStopped)) return error;
+    if (error.reason === 'deadline') {
+      this.metrics?.observeTimeout(tool.name);
+      return deadlinePassed(tool);
+    }
+    return new ApiError(499, error.message);
+  }
+
+  /** A replayed 202 shows the invocation as it stands now, with its `Location` (REST). */
+  private async currentAccepted(error: unknown): Promise<never> {
+    if (!(error instanceof IdempotentReplay) || error.getStatus() !== 202) throw error;
+    const id = (error.body as { id?: unknown } | null)?.id;
+    const record = typeof id === 'string' ? await this.longCalls.find(id) : undefined;
+    throw new IdempotentReplay(202, record ? invocationView(record) : error.body, {
+      Location: invocationLocation(String(id)),
+    });
+  }
+
+  /**
+   * A kept answer replayed over MCP (replayedAnswer); a kept 202 is the invocation as it stands
+   * now, still running in the background (Accepted) or over (its answer).
+   */
+  private async replayed(error: unknown): Promise<unknown> {
+    if (!(error instanceof IdempotentReplay)) throw error;
+    const id = (error.body as { id?: unknown } | null)?.id;
+    if (error.getStatus() !== 202 || typeof id !== 'string') return replayedAnswer(error);
+    const record = await this.longCalls.find(id);
+    if (!record) throw new ApiError(404, 'Invocation not found');
+    if (record.status === 'queued' || record.status === 'running') return new Accepted(record);
+    if (record.status === 'succeeded') return record.result;
+    const failure = record.error ?? { status: 500, detail: 'Internal Server Error' };
+    throw new ApiError(failure.status, failure.detail);
+  }
+
+  /** REST: the client going away before the answer stops the call (its signal aborts). */
+  private clientWatch(res: object): ClientWatch {
+    return (control) => {
+      const node = this.exchange.nodeResponse(res);
+      const gone = () => {
+        if (!node.writableFinished) control.stop('client-gone');
+      };
+      node.once('close', gone);
+      return () => node.off('close', gone);
+    };
+  }
+
+  private validate(tool: RegisteredTool, args: unknown): Promise<object> {
+    return this.validation.transform(args, {
+      type: 'body',
+      metatype: tool.input,
+    }) as Promise<object>;
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * The limits feature's public entry: what the other features, the transports, the tools and
+ * the processes may use of it. Nothing else of this folder is imported from outside it.
+ */
+export { Accounting, Charge } from './accounting';
+export { CallCounter, KeyRecordChanged } from './call-counter';
+export { effectiveLimits, planLimits, toolCost } from './key-limits';
+export type { LimitedKey } from './key-limits';
+export { DailyLimitPatch, LIMIT_BOUNDS, MonthlyLimitPatch, RateLimitPatch } from './limit-fields';
+export { LimitsModule } from './limits.module';
+export { LocalCallCounter } from './local-call-counter';
+export { MemoryRateStore } from './memory-rate.store';
+export { HISTORY_MAX_DAYS, QuotaService } from './quota.service';
+export type { QuotaState } from './quota.service';
+export { rateHeaders, rateLimitHeaders, retryAfterText } from './rate-limit.headers';
+export type { BudgetStorage } from './rate.store';
+export { RedisCallCounter } from './redis-call-counter';
+export { RedisRateStore } from './redis-rate.store';
+export { RedisUsageStore } from './redis-usage.store';
+export { SqliteUsageStore } from './sqlite-usage.store';
+export { ToolUsageView, UsageView } from './usage.dto';
+export { UsageStore } from './usage.store';
+export type { DayUsage } from './usage.store';
+export { ApiUsage, historyDays, usageView } from './usage.view';

@@ -1,0 +1,320 @@
+import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
+import { usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
+import {
+  dayBefore,
+  DayUsage,
+  QuotaCharge,
+  QuotaResult,
+  Refund,
+  USAGE_KEEP_DAYS,
+  UsageStore,
+} from './usage.store';
+
+/** A quota count waiting for the next group commit (see `consumeQuota`). */
+interface PendingCount {
+  keyId: string;
+  charge: QuotaCharge;
+  resolve: (result: QuotaResult) => void;
+  reject: (error: Error) => void;
+}
+
+/** The tables of credits added after the first schema (`usage_counters` is the day's credits). */
+const MIGRATIONS = [
+  `CREATE TABLE usage_months (
+     key_id TEXT NOT NULL,
+     month TEXT NOT NULL,
+     credits INTEGER NOT NULL,
+     PRIMARY KEY (key_id, month)
+   ) WITHOUT ROWID;
+   CREATE TABLE usage_by_tool (
+     key_id TEXT NOT NULL,
+     day TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     calls INTEGER NOT NULL DEFAULT 0,
+     credits INTEGER NOT NULL DEFAULT 0,
+     failed INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (key_id, day, tool)
+   ) WITHOUT ROWID;`,
+];
+
+/** A key's calls of a tool on a day, summed over one group commit. */
+interface ToolCount {
+  keyId: string;
+  day: string;
+  tool: string;
+  calls: number;
+  credits: number;
+}
+
+/** A key's credits of one day or month during a group commit: as read, and as counted since. */
+interface Tally {
+  keyId: string;
+  period: string;
+  read: number;
+  used: number;
+}
+
+/**
+ * Usage counters in the embedded store, on the database's counters connection: a key's credits
+ * per day (`usage_counters`), per month (`usage_months`) and per tool and day (`usage_by_tool`).
+ */
+export class SqliteUsageStore extends UsageStore {
+  private readonly stmt: Record<string, Database.Statement>;
+  private readonly history: UsageHistoryWrites;
+  /** Counts asked for since the last group commit (see `consumeQuota`). */
+  private pendingCounts: PendingCount[] = [];
+  /** The day whose counters were last pruned: pruning runs once per new UTC day seen. */
+  private prunedOn = '';
+
+  constructor(private readonly sqlite: SqliteDatabase) {
+    super();
+    sqlite.ensureSchema('usage', MIGRATIONS);
+    const { counters } = sqlite;
+    // A group commit's counts are decided in memory, under its write lock, from the counters read
+    // once in it, and written once each at its end (see countBatch). The VALUES form is several
+    // times faster than INSERT … SELECT.
+    this.stmt = {
+      setDay: counters.prepare(
+        `INSERT INTO usage_counters (key_id, day, count) VALUES (?, ?, ?)
+         ON CONFLICT(key_id, day) DO UPDATE SET count = excluded.count`,
+      ),
+      setMonth: counters.prepare(
+        `INSERT INTO usage_months (key_id, month, credits) VALUES (?, ?, ?)
+         ON CONFLICT(key_id, month) DO UPDATE SET credits = excluded.credits`,
+      ),
+      countTool: counters.prepare(
+        `INSERT INTO usage_by_tool (key_id, day, tool, calls, credits) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(key_id, day, tool) DO UPDATE SET calls = calls + excluded.calls,
+           credits = credits + excluded.credits`,
+      ),
+      refundDay: counters.prepare(
+        'UPDATE usage_counters SET count = MAX(0, count - ?) WHERE key_id = ? AND day = ?',
+      ),
+      refundMonth: counters.prepare(
+        'UPDATE usage_months SET credits = MAX(0, credits - ?) WHERE key_id = ? AND month = ?',
+      ),
+      refundTool: counters.prepare(
+        `INSERT INTO usage_by_tool (key_id, day, tool, failed) VALUES (?, ?, ?, 1)
+         ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1,
+           credits = MAX(0, credits - ?)`,
+      ),
+      countFailure: counters.prepare(
+        `INSERT INTO usage_by_tool (key_id, day, tool, failed) VALUES (?, ?, ?, 1)
+         ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1`,
+      ),
+      usage: counters
+        .prepare('SELECT count FROM usage_counters WHERE key_id = ? AND day = ?')
+        .pluck(),
+      monthUsage: counters
+        .prepare('SELECT credits FROM usage_months WHERE key_id = ? AND month = ?')
+        .pluck(),
+      pruneUsage: counters.prepare('DELETE FROM usage_counters WHERE day < ?'),
+      pruneTools: counters.prepare('DELETE FROM usage_by_tool WHERE day < ?'),
+      pruneMonths: counters.prepare('DELETE FROM usage_months WHERE month < ?'),
+      days: counters.prepare(
+        'SELECT day, count FROM usage_counters WHERE key_id = ? AND day >= ? AND day <= ?',
+      ),
+      toolDays: counters.prepare(
+        `SELECT day, tool, calls, credits, failed FROM usage_by_tool
+         WHERE key_id = ? AND day >= ? AND day <= ?`,
+      ),
+    };
+    this.history = usageHistoryWrites(counters);
+    this.pruneOldUsage(new Date().toISOString().slice(0, 10));
+    // Counts already asked for are written, not dropped, when the store closes: they are in the
+    // group commit, which the store commits before it closes.
+  }
+
+  /** Counters past the usage history's 90 days (and months before it) are of no use to anyone. */
+  private pruneOldUsage(today: string): void {
+    if (today <= this.prunedOn) return;
+    this.prunedOn = today;
+    const oldest = dayBefore(today, USAGE_KEEP_DAYS - 1);
+    this.stmt.pruneUsage.run(oldest);
+    this.stmt.pruneTools.run(oldest);
+    this.stmt.pruneMonths.run(today.slice(0, 7));
+  }
+
+  /**
+   * Counts one call, in a group commit (SqliteDatabase.groupCommit): the counts asked for while the
+   * event loop serves one round of I/O are written together, in one transaction, when that round
+   * is done. Each count is still checked on its own, in order, so exactly the calls that fit are
+   * allowed however many arrive at once and on however many instances; the commit, and the writes
+   * of the counters (each day's, month's and tool's once, summed over the round), are shared. A
+   * commit takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more than
+   * the rest of the count; under load one commit serves tens of calls (docs/performance.md).
+   */
+  consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult> {
+    return new Promise((resolve, reject) => {
+      const first = this.pendingCounts.push({ keyId, charge, resolve, reject }) === 1;
+      if (first) this.commitCounts();
+    });
+  }
+
+  /** Joins the next group commit with the counts pending when it runs, and answers each. */
+  private commitCounts(): void {
+    let batch: PendingCount[] = [];
+    let results: QuotaResult[] = [];
+    this.sqlite
+      .groupCommit(() => {
+        batch = this.pendingCounts;
+        this.pendingCounts = [];
+        results = this.countBatch(batch);
+      })
+      .then(
+        () => batch.forEach((count, i) => count.resolve(results[i])),
+        (error: Error) => {
+          // A commit that failed before its turn came leaves the counts pending: answered too.
+          if (!batch.length) [batch, this.pendingCounts] = [this.pendingCounts, []];
+          for (const count of batch) count.reject(error);
+        },
+      );
+  }
+
+  /**
+   * Decides a group commit's counts, in order, and writes what they counted. It runs inside the
+   * group commit's `BEGIN IMMEDIATE`: no other connection or process writes the counters until it ends,
+   * so each counter read once here and counted on in memory is exact, as a conditional UPSERT per
+   * call was, at one read and one write per key and period a round instead of one write per call.
+   */
+  private countBatch(batch: PendingCount[]): QuotaResult[] {
+    const days = new Map<string, Tally>();
+    const months = new Map<string, Tally>();
+    const tools = new Map<string, ToolCount>();
+    const results = batch.map(({ keyId, charge }) => {
+      this.pruneOldUsage(charge.day);
+      const day = this.tally(days, this.stmt.usage, keyId, charge.day);
+      const month = this.tally(months, this.stmt.monthUsage, keyId, charge.month);
+      const result = decide(charge, day, month);
+      if (result.allowed) {
+        const at = `${keyId} ${charge.day} ${charge.tool}`;
+        const count = tools.get(at) ?? {
+          keyId,
+          day: charge.day,
+          tool: charge.tool,
+          calls: 0,
+          credits: 0,
+        };
+        count.calls += 1;
+        count.credits += charge.cost;
+        tools.set(at, count);
+      }
+      return result;
+    });
+    for (const { keyId, period, read, used } of days.values()) {
+      if (used !== read) this.stmt.setDay.run(keyId, period, used);
+    }
+    for (const { keyId, period, read, used } of months.values()) {
+      if (used !== read) this.stmt.setMonth.run(keyId, period, used);
+    }
+    for (const { keyId, day, tool, calls, credits } of tools.values()) {
+      this.stmt.countTool.run(keyId, day, tool, calls, credits);
+    }
+    return results;
+  }
+
+  /** A key's counter of a day or month in this group commit: read at its first use. */
+  private tally(
+    tallies: Map<string, Tally>,
+    read: Database.Statement,
+    keyId: string,
+    period: string,
+  ): Tally {
+    const at = `${keyId} ${period}`;
+    let tally = tallies.get(at);
+    if (!tally) {
+      const used = (read.get(keyId, period) as number | undefined) ?? 0;
+      tally = { keyId, period, read: used, used };
+      tallies.set(at, tally);
+    }
+    return tally;
+  }
+
+  private dayUsed(keyId: string, day: string): number {
+    return (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0;
+  }
+
+  private monthUsed(keyId: string, month: string): number {
+    return (this.stmt.monthUsage.get(keyId, month) as number | undefined) ?? 0;
+  }
+
+  countFailure(keyId: string, day: string, tool: string): Promise<void> {
+    return this.sqlite.run(() => {
+      this.stmt.countFailure.run(keyId, day, tool);
+    });
+  }
+
+  /** In a group commit, like the counts it gives back. */
+  refund(keyId: string, { day, month, tool, credits }: Refund): Promise<void> {
+    return this.sqlite.groupCommit(() => {
+      this.stmt.refundDay.run(credits, keyId, day);
+      this.stmt.refundMonth.run(credits, keyId, month);
+      this.stmt.refundTool.run(keyId, day, tool, credits);
+    });
+  }
+
+  getUsage(keyId: string, day: string): Promise<number> {
+    return this.sqlite.run(() => this.dayUsed(keyId, day));
+  }
+
+  getMonthUsage(keyId: string, month: string): Promise<number> {
+    return this.sqlite.run(() => this.monthUsed(keyId, month));
+  }
+
+  /**
+   * In a group commit: the counts pending now are in it before the move (their commit was asked
+   * for with the first of them), so they are `from`'s too.
+   */
+  moveUsage(from: string, to: string): Promise<void> {
+    return this.sqlite.groupCommit(() => this.history.move(from, to));
+  }
+
+  deleteUsage(keyId: string): Promise<void> {
+    return this.sqlite.groupCommit(() => this.history.delete(keyId));
+  }
+
+  getUsageDays(keyId: string, days: string[]): Promise<DayUsage[]> {
+    if (!days.length) return Promise.resolve([]);
+    const sorted = [...days].sort();
+    const [first, last] = [sorted[0], sorted[sorted.length - 1]];
+    return this.sqlite.run(() => {
+      const totals = new Map(
+        (this.stmt.days.all(keyId, first, last) as { day: string; count: number }[]).map((r) => [
+          r.day,
+          r.count,
+        ]),
+      );
+      const byDay = new Map<string, DayUsage['byTool']>();
+      const rows = this.stmt.toolDays.all(keyId, first, last) as ({
+        day: string;
+        tool: string;
+      } & DayUsage['byTool'][string])[];
+      for (const { day, tool, calls, credits, failed } of rows) {
+        const tools = byDay.get(day) ?? {};
+        tools[tool] = { calls, credits, failed };
+        byDay.set(day, tools);
+      }
+      return days.map((day) => ({ used: totals.get(day) ?? 0, byTool: byDay.get(day) ?? {} }));
+    });
+  }
+}
+
+/**
+ * One call against its day's and month's credits: the month first (its refusal wins when both
+ * would refuse), then the day; charged to both, or to neither. The month is counted whether or
+ * not a monthly limit applies, so that one set mid-month meets the month's whole spend.
+ */
+function decide(charge: QuotaCharge, day: Tally, month: Tally): QuotaResult {
+  const { cost, dailyLimit, monthlyLimit } = charge;
+  const monthUsed = () => (monthlyLimit === null ? null : month.used);
+  if (monthlyLimit !== null && month.used + cost > monthlyLimit) {
+    return { allowed: false, used: day.used, monthUsed: month.used, refused: 'monthly' };
+  }
+  if (dailyLimit !== null && day.used + cost > dailyLimit) {
+    return { allowed: false, used: day.used, monthUsed: monthUsed(), refused: 'daily' };
+  }
+  day.used += cost;
+  month.used += cost;
+  return { allowed: true, used: day.used, monthUsed: monthUsed() };
+}

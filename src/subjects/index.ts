@@ -1,0 +1,42 @@
+/**
+ * The subjects feature's public entry: what the other features, the transports, the tools and
+ * the processes may use of it. Nothing else of this folder is imported from outside it.
+ */
+export { bearerToken } from './api-key';
+export { keyStatus, toView } from './api-key.view';
+export {
+  ApiKeyView,
+  CreateApiKeyInput,
+  CreatedApiKey,
+  MAX_GRACE_SECONDS,
+  Me,
+  OAuthMe,
+  RevokedApiKey,
+  RotateApiKeyInput,
+  UpdateApiKeyInput,
+} from './api-keys.dto';
+export { ApiKeysService } from './api-keys.service';
+export { AuthFailureLimiter } from './auth-failure.limiter';
+export { CurrentCaller } from './caller';
+export type { ApiRequest, AuthenticatedPrincipal, Caller } from './caller';
+export { escalates, mayManage } from './escalation';
+export { InitialKeyBootstrap } from './initial-key';
+export { decodeCursor, encodeCursor } from './key-cursor';
+export { KEY_NOT_FOUND, KEY_REVOKED, KeyRequestError, badRequest } from './key-request';
+export type { KeyUpdate } from './key-request';
+export { KeySearch } from './key-search';
+export type { KeyFilter } from './key-search';
+export { KeyStore, mayBeKept } from './key.store';
+export type { ApiKeyRecord, KeyPosition } from './key.store';
+export { PrincipalStore, scopeUnion } from './principal.store';
+export type {
+  NewPrincipalRecord,
+  PrincipalChanges,
+  PrincipalPosition,
+  PrincipalRecord,
+} from './principal.store';
+export { RedisKeyStore } from './redis-key.store';
+export { RedisPrincipalStore } from './redis-principal.store';
+export { SqliteKeyStore } from './sqlite-key.store';
+export { SqlitePrincipalStore } from './sqlite-principal.store';
+export { KeysModule } from './subjects.module';

@@ -1,0 +1,186 @@
+import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
+import {
+  ApiKeyRecord,
+  KeyChanges,
+  KeyPosition,
+  KeyRotation,
+  KeyStore,
+  NewKeyRecord,
+} from './key.store';
+
+/** Keys kept by `findKeyByHash` before it starts over. */
+const MAX_CACHED_KEYS = 10_000;
+
+const CHANGEABLE = [
+  'name',
+  'scopes',
+  'plan',
+  'daily_limit',
+  'monthly_limit',
+  'rate_limit',
+  'enabled',
+];
+
+/** Columns added after the first schema (sqlite.database.ts), each migration run once. */
+const MIGRATIONS = ['ALTER TABLE api_keys ADD COLUMN monthly_limit INTEGER'];
+
+interface KeyRow extends Omit<ApiKeyRecord, 'scopes' | 'enabled'> {
+  scopes: string;
+  enabled: number;
+}
+
+const toRecord = (row: KeyRow): ApiKeyRecord => ({
+  ...row,
+  scopes: JSON.parse(row.scopes) as string[],
+  enabled: row.enabled !== 0,
+});
+
+function keyParams(key: NewKeyRecord) {
+  return {
+    previous_hash: null,
+    previous_key_expires_at: null,
+    monthly_limit: null,
+    ...key,
+    scopes: JSON.stringify(key.scopes),
+    enabled: key.enabled === false ? 0 : 1,
+  };
+}
+
+/** Keys in the embedded store: the `api_keys` table. */
+export class SqliteKeyStore extends KeyStore {
+  private readonly stmt: Record<string, Database.Statement>;
+  /** Keys found by hash, as of `keysAsOf` (see `findKeyByHash`). */
+  private readonly keysByHash = new Map<string, ApiKeyRecord>();
+  private keysAsOf = -1;
+
+  constructor(private readonly sqlite: SqliteDatabase) {
+    super();
+    sqlite.ensureSchema('keys', MIGRATIONS);
+    const { db } = sqlite;
+    this.stmt = {
+      insertKey: db.prepare(
+        `INSERT INTO api_keys (id, name, prefix, hash, scopes, plan, daily_limit, monthly_limit,
+           rate_limit, created_at, expires_at, revoked_at, last_used_at, enabled, previous_hash,
+           previous_key_expires_at)
+         VALUES (@id, @name, @prefix, @hash, @scopes, @plan, @daily_limit, @monthly_limit,
+           @rate_limit, @created_at, @expires_at, @revoked_at, @last_used_at, @enabled,
+           @previous_hash, @previous_key_expires_at)`,
+      ),
+      countKeys: db.prepare('SELECT COUNT(*) AS n FROM api_keys').pluck(),
+      byHash: db.prepare('SELECT * FROM api_keys WHERE hash = @hash OR previous_hash = @hash'),
+      byId: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+      list: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id LIMIT ?'),
+      listAfter: db.prepare(
+        'SELECT * FROM api_keys WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?',
+      ),
+      rotate: db.prepare(
+        `UPDATE api_keys SET hash = @hash, prefix = @prefix, previous_hash = @previous_hash,
+           previous_key_expires_at = @previous_key_expires_at WHERE id = @id`,
+      ),
+      revoke: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
+      touch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+    };
+  }
+
+  insertKey(key: NewKeyRecord): Promise<void> {
+    return this.sqlite.run(() => {
+      this.stmt.insertKey.run(keyParams(key));
+    });
+  }
+
+  insertKeyIfNone(key: NewKeyRecord): Promise<boolean> {
+    return this.sqlite.run(() =>
+      this.sqlite.db
+        .transaction(() => {
+          if ((this.stmt.countKeys.get() as number) > 0) return false;
+          this.stmt.insertKey.run(keyParams(key));
+          return true;
+        })
+        .immediate(),
+    );
+  }
+
+  /**
+   * Every authenticated call's lookup, answered from memory while no connection but the counters'
+   * own has committed anything (SqliteDatabase.dataVersion): a change made anywhere, this store's
+   * key writes and other processes (the CLI, other instances) alike, is read by the next call, as
+   * before; only the lookup is saved (a cold SQLite statement costs ~15 µs per call).
+   */
+  findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    return this.sqlite.run(() => {
+      const version = this.sqlite.dataVersion();
+      if (version !== this.keysAsOf) {
+        this.keysByHash.clear();
+        this.keysAsOf = version;
+      }
+      const known = this.keysByHash.get(hash);
+      if (known) return known;
+      const row = this.stmt.byHash.get({ hash }) as KeyRow | undefined;
+      if (!row) return undefined;
+      const record = toRecord(row);
+      Object.freeze(record.scopes);
+      Object.freeze(record);
+      // Only keys found are kept, so unknown tokens cannot grow it: one entry per live secret.
+      if (this.keysByHash.size >= MAX_CACHED_KEYS) this.keysByHash.clear();
+      this.keysByHash.set(hash, record);
+      return record;
+    });
+  }
+
+  findKeyById(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.sqlite.run(() => {
+      const row = this.stmt.byId.get(id) as KeyRow | undefined;
+      return row && toRecord(row);
+    });
+  }
+
+  listKeys(page: { after?: KeyPosition; limit?: number } = {}): Promise<ApiKeyRecord[]> {
+    const limit = page.limit ?? -1;
+    return this.sqlite.run(() => {
+      const rows = page.after
+        ? this.stmt.listAfter.all(page.after.created_at, page.after.id, limit)
+        : this.stmt.list.all(limit);
+      return (rows as KeyRow[]).map(toRecord);
+    });
+  }
+
+  updateKey(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined> {
+    const columns = Object.keys(changes).filter((c) => CHANGEABLE.includes(c));
+    const params: Record<string, unknown> = { ...changes, id };
+    if (changes.scopes) params.scopes = JSON.stringify(changes.scopes);
+    if (changes.enabled !== undefined) params.enabled = changes.enabled ? 1 : 0;
+    return this.sqlite.run(() => {
+      if (columns.length) {
+        const set = columns.map((c) => `${c} = @${c}`).join(', ');
+        this.sqlite.db.prepare(`UPDATE api_keys SET ${set} WHERE id = @id`).run(params);
+        this.sqlite.written();
+      }
+      const row = this.stmt.byId.get(id) as KeyRow | undefined;
+      return row && toRecord(row);
+    });
+  }
+
+  rotateKey(id: string, rotation: KeyRotation): Promise<ApiKeyRecord | undefined> {
+    return this.sqlite.run(() => {
+      this.stmt.rotate.run({ ...rotation, id });
+      this.sqlite.written();
+      const row = this.stmt.byId.get(id) as KeyRow | undefined;
+      return row && toRecord(row);
+    });
+  }
+
+  revokeKey(id: string, at: string): Promise<boolean> {
+    return this.sqlite.run(() => {
+      const { changes } = this.stmt.revoke.run(at, id);
+      this.sqlite.written();
+      return changes > 0;
+    });
+  }
+
+  touchKey(id: string, at: string): Promise<void> {
+    return this.sqlite.run(() => {
+      this.stmt.touch.run(at, id);
+    });
+  }
+}

@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { InvocationModule } from '../../invocations';
+import { KeysModule } from '../../subjects';
+import { LimitsModule } from '../../limits';
+import { McpController } from './mcp.controller';
+import { McpHttpEntry } from './mcp.http';
+import { McpLeanPath } from './mcp.lean';
+import { McpServerFactory } from './mcp.server';
+import { McpTools } from './mcp.tools';
+import { McpCancels } from './mcp.cancels';
+import { McpTasks } from './mcp.tasks';
+import { McpToolList } from './mcp-tool-list';
+
+/** The MCP server over the tool registry and the ToolInvoker, for any transport (HTTP or stdio). */
+@Module({
+  imports: [InvocationModule],
+  providers: [McpTools, McpServerFactory, McpTasks, McpToolList],
+  exports: [McpServerFactory, McpTools, InvocationModule],
+})
+export class McpCoreModule {}
+
+/** `POST /mcp`: MCP over Streamable HTTP (its Origin check is at the front door: mcp-origin.ts). */
+@Module({
+  imports: [McpCoreModule, LimitsModule, KeysModule],
+  providers: [McpHttpEntry, McpLeanPath, McpCancels],
+  controllers: [McpController],
+})
+export class McpModule {}

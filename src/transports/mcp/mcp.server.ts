@@ -1,0 +1,170 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+} from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import type { ServerContext } from '@modelcontextprotocol/server';
+import { CallControl } from '../../invocations';
+import type { Caller } from '../../subjects';
+import type { ToolCaller } from '../../invocations';
+import { Settings, SETTINGS } from '../../kernel/settings/settings';
+import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './mcp.tasks';
+import { LogFields, McpCallIo, McpTools, TOOLS_LIST_TTL_MS } from './mcp.tools';
+
+/** The name MCP clients see (serverInfo). */
+export const SERVER_NAME = 'tool-invocation-service';
+
+/** A method's params as sent, whatever they hold (the handler checks what it reads). */
+const ANY_PARAMS = z.looseObject({});
+
+/** Who calls a tools/call a server is sent: the transport decides it per call. */
+export type CallerOfCall = (context: ServerContext) => ToolCaller;
+
+/** The arguments of a request as its client sent them (by JSON-RPC id), where the transport has them. */
+export type RawArguments = (id: string | number) => unknown;
+
+/** What a server needs of the transport that serves it (one HTTP request, one stdio connection). */
+export interface McpServerScope {
+  callerOf: CallerOfCall;
+  /** Who calls, for tools/list (what it may call, at its plan's costs) and the tasks methods. */
+  who: () => Promise<Caller>;
+  /** Where error lines point (the HTTP request's fields); none over stdio. */
+  logFields?: LogFields;
+  rawArguments?: RawArguments;
+  /** Makes a call cancellable by a 2025 `notifications/cancelled` of another POST (HTTP). */
+  track?: (requestId: string | number, control: CallControl) => () => void;
+}
+
+/** What the call's request asks: its era, and whether its client declared the tasks extension. */
+function requestTraits(context: ServerContext): { modern: boolean; tasks: boolean } {
+  const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
+  const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
+  return { modern, tasks: modern && declaresTasks(envelope?.[CLIENT_CAPABILITIES_META_KEY]) };
+}
+
+/**
+ * Builds MCP servers (the SDK's low-level `Server`, on its 2.x entry) whose tools are the
+ * registry's, one per HTTP request (stateless, both eras) or one per stdio connection. What is the
+ * same for every request (the tool list, schemas, validators) is built once by McpTools; a server
+ * is a few handlers over it: tools/list, tools/call, and the tasks extension's methods.
+ */
+@Injectable()
+export class McpServerFactory {
+  constructor(
+    private readonly tools: McpTools,
+    private readonly tasks: McpTasks,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  /**
+   * A server whose tools/calls run as the caller `scope.callerOf` names for each (over HTTP: the
+   * request's key for the first, the key authenticated again for the next ones of a batch). The
+   * tools/calls it is sent run one after the other, in the order they came: a batch's later calls
+   * see what its earlier ones did (a key revoked, a setting changed). Each call's signal aborts
+   * when its request's stream closes or its client cancels it; its progress goes to a client that
+   * sent a `progressToken`, as `notifications/progress` on the request's stream.
+   */
+  create(scope: McpServerScope): Server {
+    const server = new Server(
+      { name: SERVER_NAME, version: this.settings.version },
+      {
+        capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
+        cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
+      },
+    );
+    const logFields = scope.logFields ?? (() => ({}));
+    // Params taken as sent and checked here: the SDK's own check of a method's schema answers a
+    // client's mistake -32603, an internal error (a cursor that is not a string, say).
+    server.setRequestHandler('tools/list', { params: ANY_PARAMS }, async (params) => {
+      if (params.cursor !== undefined && typeof params.cursor !== 'string') {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          'Invalid tools/list request: a cursor is a string',
+        );
+      }
+      return this.tools.list(await scope.who());
+    });
+    let previous: Promise<unknown> = Promise.resolve();
+    server.setRequestHandler('tools/call', (request, context) => {
+      const args = scope.rawArguments
+        ? scope.rawArguments(context.mcpReq.id)
+        : request.params.arguments;
+      const call = previous.then(() => {
+        const io = this.ioOf(context, scope);
+        return this.tools
+          .call(scope.callerOf(context), request.params, logFields, args, io)
+          .finally(() => io.detach?.());
+      });
+      previous = call.catch(() => undefined);
+      return call;
+    });
+    this.serveTasks(server, scope);
+    return server;
+  }
+
+  /** A call's controls: its signal tied to the request's, its progress to the client's token. */
+  private ioOf(context: ServerContext, scope: McpServerScope): McpCallIo {
+    const control = new CallControl();
+    const signal = context.mcpReq.signal;
+    const stop = () => control.stop('client-gone');
+    signal.addEventListener('abort', stop, { once: true });
+    const untrack = scope.track?.(context.mcpReq.id, control);
+    const token = context.mcpReq._meta?.progressToken;
+    return {
+      control,
+      ...requestTraits(context),
+      progress:
+        token === undefined
+          ? undefined
+          : (progress, total, message) =>
+              void context.mcpReq
+                .notify({
+                  method: 'notifications/progress',
+                  params: {
+                    progressToken: token,
+                    progress,
+                    ...(total === null ? {} : { total }),
+                    ...(message === null ? {} : { message }),
+                  },
+                })
+                .catch(() => undefined),
+      detach: () => {
+        signal.removeEventListener('abort', stop);
+        untrack?.();
+      },
+    };
+  }
+
+  /**
+   * `tasks/get`, `tasks/cancel` and `tasks/update` (the extension's methods), for a client that
+   * declared the extension on the request (else -32021); a caller finds only its own tasks.
+   */
+  private serveTasks(server: Server, scope: McpServerScope): void {
+    const params = { params: z.looseObject({ taskId: z.unknown() }) };
+    const handle =
+      (work: (callerId: string, taskId: unknown) => Promise<Record<string, unknown>>) =>
+      async (given: { taskId?: unknown }, context: ServerContext) => {
+        if (!requestTraits(context).tasks) throw tasksRequired();
+        return work((await scope.who()).id, given.taskId);
+      };
+    server.setRequestHandler(
+      'tasks/get',
+      params,
+      handle((callerId, taskId) => this.tasks.get(callerId, taskId)),
+    );
+    server.setRequestHandler(
+      'tasks/cancel',
+      params,
+      handle((callerId, taskId) => this.tasks.cancel(callerId, taskId)),
+    );
+    server.setRequestHandler(
+      'tasks/update',
+      params,
+      handle((callerId, taskId) => this.tasks.update(callerId, taskId)),
+    );
+  }
+}

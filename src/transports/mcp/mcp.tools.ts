@@ -1,0 +1,166 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { errorAnswer, STATUS_TEXT } from '../../kernel/errors/answer';
+import { ValidationFailed } from '../../kernel/errors/api-error';
+import { MCP_IDEMPOTENCY_META } from '../../idempotency';
+import {
+  CallControl,
+  newInvocationId,
+  Accepted,
+  CallIo,
+  PostRefused,
+  ToolCaller,
+  ToolInvoker,
+} from '../../invocations';
+import type { AnswerFacts } from '../../invocations';
+import type { QuotaState } from '../../limits';
+import { ToolRegistry } from '../../tools/index';
+import { echoedName } from '../../kernel/validation/issues';
+import { failure, success } from './mcp-results';
+import { McpTasks, tasksRequired } from './mcp.tasks';
+import { McpToolList } from './mcp-tool-list';
+import type { Caller } from '../../subjects';
+
+/** How long a client may keep a `tools/list` result (2026-07-28's cache hint; `private`). */
+export const TOOLS_LIST_TTL_MS = 60_000;
+
+/** A tools/call's params as the SDK has checked them: a name, and arguments that are an object. */
+export interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** Where a tool call's error lines point: the HTTP request's fields, made only for a line written. */
+export type LogFields = () => object;
+
+/** How a transport runs an MCP tool call: its controls and progress, the client's era and tasks. */
+export interface McpCallIo extends CallIo {
+  /** The 2026-07-28 era (a per-request envelope), else 2025. */
+  modern: boolean;
+  /** The client declared the tasks extension on this request. */
+  tasks: boolean;
+}
+
+/** Where an MCP result says what the call cost and where its caller stands. */
+export const QUOTA_META = 'io.tis/quota';
+
+/**
+ * A counted call's result with `_meta["io.tis/quota"]`: its cost, the day's figures (as the
+ * `X-Quota-*` headers give them) and the month's, or null without a monthly limit.
+ */
+function withQuota(result: CallToolResult, quota: QuotaState | undefined): CallToolResult {
+  if (!quota || quota.cost === undefined) return result;
+  const monthly = quota.monthly && {
+    limit: quota.monthly.limit,
+    used: quota.monthly.used,
+    remaining: quota.monthly.remaining,
+    resets_at: quota.monthly.resetsAt.toISOString(),
+  };
+  // `_meta` first, where the SDK's own parse of a result puts it (the lean path writes the same).
+  return {
+    _meta: {
+      [QUOTA_META]: {
+        cost: quota.cost,
+        used: quota.used,
+        limit: quota.limit,
+        remaining: quota.remaining,
+        resets_at: quota.resetsAt.toISOString(),
+        monthly,
+      },
+    },
+    ...result,
+  };
+}
+
+function unknownTool(name: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `${STATUS_TEXT[404]}: no tool named '${echoedName(name)}'`,
+    { detail: STATUS_TEXT[404] },
+  );
+}
+
+/**
+ * The tools as MCP serves them, for every way MCP is answered (the SDK's entry over HTTP and stdio,
+ * and the lean path in front of it): `tools/list` from the registry, sorted by name and built once;
+ * `tools/call` through the same runtime as REST (ToolInvoker), its refusals and failures turned
+ * into `isError` results with REST's detail text, an unknown tool a -32602 error.
+ */
+@Injectable()
+export class McpTools {
+  private readonly logger = new Logger('Mcp');
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly invoker: ToolInvoker,
+    private readonly tasks: McpTasks,
+    private readonly toolList: McpToolList,
+  ) {}
+
+  /** Whether a tool of that name is registered. */
+  knows(name: string): boolean {
+    return this.registry.get(name) !== undefined;
+  }
+
+  /** Whether the tool always runs in the background (a task for a client of the extension). */
+  runsInBackground(name: string): boolean {
+    return this.registry.get(name)?.runtime.async === 'required';
+  }
+
+  /** The tools/list result's own fields, for `caller` (McpToolList). */
+  list(caller: Caller | undefined): { tools: Tool[] } {
+    return this.toolList.forCaller(caller);
+  }
+
+  /**
+   * A tools/call as `caller`: its result, or a ProtocolError for an unknown tool. `args` are the
+   * arguments as the client sent them, when the transport still has them: the SDK's own parse of
+   * the params rebuilds the arguments object, and a `__proto__` key then becomes its prototype
+   * instead of the extra field REST refuses.
+   */
+  async call(
+    caller: ToolCaller,
+    params: ToolCallParams,
+    logFields: LogFields,
+    args: unknown = params.arguments,
+    io: McpCallIo = { control: new CallControl(), modern: false, tasks: false },
+  ): Promise<CallToolResult> {
+    const name = params.name;
+    const tool = this.registry.get(name);
+    if (!tool) throw unknownTool(name);
+    const idempotencyKey = params._meta?.[MCP_IDEMPOTENCY_META];
+    // A tool that always runs in the background is a task: only a client of the extension gets
+    // one; on 2026-07-28 another client is told so (-32021), a 2025 one is answered in the request.
+    if (tool.runtime.async === 'required' && io.tasks) {
+      io.background = { id: newInvocationId(), waitMs: 0 };
+    } else if (tool.runtime.async === 'required' && io.modern) {
+      throw tasksRequired();
+    }
+    let quota: QuotaState | undefined;
+    const onAnswer = (answer: AnswerFacts) => {
+      quota = answer.quota;
+      caller.onAnswer?.(answer);
+    };
+    try {
+      const running = this.invoker.invoke({ ...caller, idempotencyKey, onAnswer }, tool, args, io);
+      const outcome =
+        io.tasks && tool.runtime.async === 'allowed'
+          ? await this.tasks.answerOrTask(tool, io, running)
+          : { answer: await running };
+      if ('task' in outcome) return this.tasks.created(outcome.task) as CallToolResult;
+      if (outcome.answer instanceof Accepted) {
+        return this.tasks.created(outcome.answer.record) as CallToolResult;
+      }
+      return withQuota(success(outcome.answer), quota);
+    } catch (error) {
+      // The POST's own refusal, for its transport to answer.
+      if (error instanceof PostRefused) throw error;
+      // Arguments that fail validation are a result the model can read and correct (MCP spec).
+      if (error instanceof ValidationFailed) return withQuota(failure(error.issues), quota);
+      const answer = errorAnswer(error, this.logger, `MCP tool ${name}`, logFields);
+      return withQuota(failure(answer.detail, answer.headers['Retry-After']), quota);
+    }
+  }
+}

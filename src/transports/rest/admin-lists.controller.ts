@@ -1,0 +1,160 @@
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { AuditFilter } from '../../audit';
+import { AUDIT_ACTIONS } from '../../audit';
+import { ApiKeyView, decodeCursor, encodeCursor } from '../../subjects';
+import { Scopes } from '../../auth';
+import { encodePosition, nextLink } from '../../kernel/http/page-cursor';
+import type { KeyFilter } from '../../subjects';
+import { ApiPage } from '../../kernel/openapi/page.decorator';
+import { ApiErrors, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
+import type { ReplyControl } from '../../kernel/http/plumbing';
+import { invocationsAfter, INVOCATION_STATUSES, InvocationStatus } from '../../invocations';
+import { invalidQueryValue, queryChoice, queryInts } from '../../kernel/validation/query';
+import { ADMIN_PATH } from './admin-usage.controller';
+import { AuditSearchPage, OperatorInvocationView, ListsReport } from '../../reports';
+
+const KEY_STATUSES: ApiKeyView['status'][] = ['active', 'disabled', 'expired', 'revoked'];
+const KEY_PAGE = 100;
+const AUDIT_PAGE = 500;
+const INVOCATION_PAGE = 100;
+/** A key id, a principal id, or the CLI. */
+const ACTOR = /^(key_[0-9a-f]{16}|prn_[0-9a-f]{32}|cli)$/;
+
+/** A text query parameter of at most `max` characters, else a 400 at `["query", name]`. */
+function queryText(query: Record<string, unknown>, name: string, max: number): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length < 1 || value.length > max) {
+    throw invalidQueryValue(name, `expected 1 to ${max} characters`);
+  }
+  return value;
+}
+
+/**
+ * The lists an operator searches (`admin:read`): keys by name, prefix, id and status; the audit
+ * trail by action and actor; the long-running calls of every caller. A search reads a bounded
+ * number of records a page (SEARCH_BUDGET), so a page may hold fewer matches than asked, even
+ * none, and still say where the next one starts.
+ */
+@ApiTags('admin')
+@ApiBearerAuth()
+@ApiErrors(...KEYED_ERRORS)
+@Controller(ADMIN_PATH)
+export class AdminListsController {
+  constructor(private readonly lists: ListsReport) {}
+
+  @Get('api-keys')
+  @Scopes(['admin:read'])
+  @ApiOperation({
+    operationId: 'searchApiKeys',
+    summary: 'Search keys',
+    description:
+      'Keys in creation order whose name contains `q` (any case), or whose prefix or id starts with it, of `status` when given. A page reads at most 5,000 keys: while the `Link` header is there, more may match.',
+  })
+  @ApiQuery({ name: 'q', required: false, schema: { type: 'string', maxLength: 200 } })
+  @ApiQuery({ name: 'status', required: false, schema: { type: 'string', enum: KEY_STATUSES } })
+  @ApiPage(ApiKeyView, KEY_PAGE)
+  @ApiErrors(400, 403)
+  async searchKeys(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): Promise<ApiKeyView[]> {
+    const { limit } = queryInts(query, { limit: { min: 1, max: KEY_PAGE, default: 50 } });
+    const q = queryText(query, 'q', 200);
+    const status = queryChoice(query, 'status', KEY_STATUSES);
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (after === null) {
+      throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
+    }
+    const filter: KeyFilter = { text: q?.trim().toLowerCase() || undefined, status };
+    const found = await this.lists.keys(filter, { after, limit: limit as number });
+    if (found.next) {
+      res.header(
+        'Link',
+        nextLink(`/${ADMIN_PATH}/api-keys`, limit as number, encodeCursor(found.next), {
+          q,
+          status,
+        }),
+      );
+    }
+    return found.matches;
+  }
+
+  @Get('audit')
+  @Scopes(['admin:read'])
+  @ApiOperation({
+    operationId: 'searchAuditEntries',
+    summary: 'Search the audit trail',
+    description:
+      'Entries newest first, of `action` and by `actor` when given (a key id, a principal id, or `cli`). A page reads at most 5,000 entries: while `next_before` is not null, more may match.',
+  })
+  @ApiQuery({
+    name: 'action',
+    required: false,
+    schema: { type: 'string', enum: [...AUDIT_ACTIONS] },
+  })
+  @ApiQuery({
+    name: 'actor',
+    required: false,
+    schema: { type: 'string', pattern: ACTOR.source },
+    description: 'A key id, a principal id, or `cli`.',
+  })
+  @ApiQuery({ name: 'before', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: AUDIT_PAGE, default: 100 },
+  })
+  @ApiOkResponse({ type: AuditSearchPage })
+  @ApiErrors(400, 403)
+  searchAudit(@Query() query: Record<string, unknown>): Promise<AuditSearchPage> {
+    const { limit, before } = queryInts(query, {
+      limit: { min: 1, max: AUDIT_PAGE, default: 100 },
+      before: { min: 1, max: Number.MAX_SAFE_INTEGER },
+    });
+    const filter: AuditFilter = {
+      action: queryChoice(query, 'action', AUDIT_ACTIONS),
+      actor: queryText(query, 'actor', 40),
+    };
+    if (filter.actor !== undefined && !ACTOR.test(filter.actor)) {
+      throw invalidQueryValue('actor', 'expected a key id, a principal id or cli');
+    }
+    return this.lists.audit(filter, { before, limit: limit as number });
+  }
+
+  @Get('invocations')
+  @Scopes(['admin:read'])
+  @ApiOperation({
+    operationId: 'listAllInvocations',
+    summary: "Every caller's long-running calls",
+    description: 'Newest first, of `status` when given; each names the key or principal it is of.',
+  })
+  @ApiQuery({
+    name: 'status',
+    required: false,
+    schema: { type: 'string', enum: [...INVOCATION_STATUSES] },
+  })
+  @ApiPage(OperatorInvocationView, INVOCATION_PAGE)
+  @ApiErrors(400, 403)
+  async invocationsOfAll(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): Promise<OperatorInvocationView[]> {
+    const { limit } = queryInts(query, {
+      limit: { min: 1, max: INVOCATION_PAGE, default: INVOCATION_PAGE },
+    });
+    const status = queryChoice<InvocationStatus>(query, 'status', INVOCATION_STATUSES);
+    const after = invocationsAfter(query.cursor);
+    const page = limit as number;
+    const found = await this.lists.invocationsOfAll(status, { after, limit: page });
+    if (found.next) {
+      const { created_at, id } = found.next;
+      res.header(
+        'Link',
+        nextLink(`/${ADMIN_PATH}/invocations`, page, encodePosition(created_at, id), { status }),
+      );
+    }
+    return found.matches;
+  }
+}

@@ -1,0 +1,65 @@
+import { Module } from '@nestjs/common';
+import { LimitsModule } from '../../limits';
+import { AuditController } from './audit.controller';
+import { AuthController } from './keys.controller';
+import { UsageController } from './usage.controller';
+import { KeysModule } from '../../subjects';
+import { PrincipalsController } from './principals.controller';
+import { PrincipalUpkeep, OAuthCoreModule } from '../../oauth';
+import { ProtectedResourceController } from './protected-resource.controller';
+import { InvocationsController } from './invocations.controller';
+import { HealthModule } from '../../health';
+import { HealthController } from './health.controller';
+import { MetricsModule } from '../../metrics';
+import { MetricsController } from './metrics.controller';
+import { ToolsModule } from '../../tools/index';
+import { ToolsController } from './tools.controller';
+import { ReportsModule } from '../../reports';
+import { AdminUsageController } from './admin-usage.controller';
+import { AdminListsController } from './admin-lists.controller';
+import { AdminCatalogController } from './admin-catalog.controller';
+
+/**
+ * The routes about keys (`/api/v1/auth/*`, `/api/v1/usage`). Authentication and scope checks of a
+ * request are steps of the invocation pipeline (src/invocations/).
+ */
+@Module({
+  imports: [KeysModule, LimitsModule],
+  controllers: [AuthController, UsageController, AuditController],
+  exports: [KeysModule],
+})
+export class AuthModule {}
+
+/**
+ * The service as an OAuth protected resource (docs/oauth.md): the RFC 9728 metadata documents,
+ * the operators' routes about principals, and the principals' upkeep (merge, idle purge). Off (404s, no challenge parameters) until OAUTH_ISSUERS.
+ */
+@Module({
+  imports: [OAuthCoreModule, LimitsModule],
+  controllers: [ProtectedResourceController, PrincipalsController],
+  providers: [PrincipalUpkeep],
+})
+export class OAuthModule {}
+
+/** The REST routes of long-running calls: the server's only (the stdio server has no HTTP). */
+@Module({ controllers: [InvocationsController] })
+export class InvocationsHttpModule {}
+
+/** The REST routes of HealthModule, mounted by the server where it mounts HealthModule. */
+@Module({ imports: [HealthModule], controllers: [HealthController] })
+export class HealthRoutesModule {}
+
+/** The REST routes of MetricsModule, mounted by the server where it mounts MetricsModule. */
+@Module({ imports: [MetricsModule], controllers: [MetricsController] })
+export class MetricsRoutesModule {}
+
+/** The REST routes of ToolsModule, mounted by the server where it mounts ToolsModule. */
+@Module({ imports: [ToolsModule], controllers: [ToolsController] })
+export class ToolsRoutesModule {}
+
+/** The REST routes of ReportsModule, mounted by the server where it mounts ReportsModule. */
+@Module({
+  imports: [ReportsModule],
+  controllers: [AdminUsageController, AdminListsController, AdminCatalogController],
+})
+export class ReportsRoutesModule {}
