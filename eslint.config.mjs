@@ -71,14 +71,14 @@ export default tseslint.config(
   {
     // Past 300 lines until the steps of issue 40 named beside them split them.
     // src/invocations/tool.invoker.ts: step (b): the REST side leaves for the route, the checks for the pipeline
-    // src/invocations/long-calls.ts: step (b): the sweep and the lease leave for files of their own
+    // src/invocations/long-running-calls.ts: step (b): the sweep and the lease leave for files of their own
     // src/idempotency/redis-idempotency.store.ts: step (e): its Lua scripts leave for a file of their own
     // src/invocations/redis-invocation.store.ts: step (e): its Lua scripts leave for a file of their own
     // src/invocations/sqlite-invocation.store.ts: step (e): its statements leave for a file of their own
     // src/limits/sqlite-usage.store.ts: step (e): its statements leave for a file of their own
     files: [
       'src/invocations/tool.invoker.ts',
-      'src/invocations/long-calls.ts',
+      'src/invocations/long-running-calls.ts',
       'src/idempotency/redis-idempotency.store.ts',
       'src/invocations/redis-invocation.store.ts',
       'src/invocations/sqlite-invocation.store.ts',

@@ -1,15 +1,15 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit';
-import { KeysModule, InitialKeyBootstrap } from './subjects';
+import { SubjectsModule, InitialKeyBootstrap } from './subjects';
 import {
-  AuthModule,
+  KeysRoutesModule,
   HealthRoutesModule,
   MetricsRoutesModule,
   ToolsRoutesModule,
   ReportsRoutesModule,
-  InvocationsHttpModule,
-  OAuthModule,
+  InvocationsRoutesModule,
+  OAuthRoutesModule,
 } from './transports/rest/rest.modules';
 import { ConfigurationModule } from './configuration';
 import { ConsoleModule } from './transports/console/console.module';
@@ -17,7 +17,7 @@ import { AllExceptionsFilter } from './kernel/errors/all-exceptions.filter';
 import { HttpPlumbingModule } from './kernel/http/http.module';
 import { InvocationGuard, InvocationModule } from './invocations';
 import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging';
-import { McpCoreModule, McpModule } from './transports/mcp/mcp.module';
+import { McpModule, McpHttpModule } from './transports/mcp/mcp.module';
 import { SettingsModule } from './kernel/settings/settings.module';
 import { StoreModule } from './store.module';
 import { TOOL_MODULES } from './tools';
@@ -66,13 +66,13 @@ export function rootModule(
           HttpPlumbingModule,
           LoggingModule,
           InvocationModule,
-          InvocationsHttpModule,
-          AuthModule,
-          OAuthModule,
+          InvocationsRoutesModule,
+          KeysRoutesModule,
+          OAuthRoutesModule,
           ToolsRoutesModule,
           HealthRoutesModule,
           MetricsRoutesModule,
-          McpModule,
+          McpHttpModule,
           ReportsRoutesModule,
           ConsoleModule,
           ...tools,
@@ -98,7 +98,7 @@ export function rootModule(
           StderrLoggingModule,
           InvocationModule,
           ToolsModule,
-          McpCoreModule,
+          McpModule,
           ...tools,
           ...imports,
         ],
@@ -110,7 +110,7 @@ export function rootModule(
         imports: [
           ...FOUNDATION,
           StderrLogCoreModule,
-          KeysModule,
+          SubjectsModule,
           ToolsModule,
           DoctorModule,
           ...tools,

@@ -30,7 +30,7 @@ export interface ChallengeSite {
  * was refused is `invalid_token`; a 403 for a missing scope is `insufficient_scope` with the scope.
  */
 @Injectable()
-export class Challenges {
+export class AuthChallenges {
   constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
 
   unauthenticated(detail: NotAuthenticatedDetail, site: ChallengeSite): ApiError {

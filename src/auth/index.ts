@@ -5,7 +5,7 @@
 export { BearerErrorCodes, OAuthResource, Public, Scopes } from './auth.decorators';
 export { INSUFFICIENT_PERMISSIONS } from './auth.errors';
 export type { NotAuthenticatedDetail } from './auth.errors';
-export { Challenges } from './challenges';
+export { AuthChallenges } from './challenges';
 export { RESOURCE_METADATA_PATH, resourceUrl } from './protected-resource';
 export type { ResourceName } from './protected-resource';
 export {

@@ -219,18 +219,18 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
  * its answer is kept (`keep`), or the hold is given up when the call is refused after it (`release`).
  * The one place an idempotent answer is kept, whatever the transport.
  */
-export class Claim {
+export class IdempotencyEntry {
   constructor(
     private readonly service: IdempotencyService,
     private readonly entry: IdempotencyClaim,
   ) {}
 
   /** Keeps the answer (`ran` false: the tool never ran, its input was refused: not kept). */
-  keep(status: number, body: unknown, ran = true): Promise<void> {
+  complete(status: number, body: unknown, ran = true): Promise<void> {
     return this.service.keep(this.entry, status, body, ran);
   }
 
-  release(): Promise<void> {
+  abandon(): Promise<void> {
     return this.service.release(this.entry);
   }
 }

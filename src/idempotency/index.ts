@@ -3,7 +3,7 @@
  * the processes may use of it. Nothing else of this folder is imported from outside it.
  */
 export {
-  Claim,
+  IdempotencyEntry,
   IDEMPOTENCY_HEADER,
   IDEMPOTENCY_KEY_PATTERN,
   IdempotencyService,

@@ -2,7 +2,7 @@ import type { HttpException } from '@nestjs/common';
 import type { ValidationIssue } from '../kernel/errors/validation-issue';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../kernel/errors/api-error';
 import type { InvocationRecord } from './invocation.store';
-import type { AnswerFacts, Call } from './call';
+import type { CallResponse, Call } from './call';
 import type { ClientWatch, ProgressSink, ToolActor } from './execution';
 import type { CallControl } from './call-control';
 import type { ChargedCredits } from './invocation-records';
@@ -12,11 +12,11 @@ import type { ChargedCredits } from './invocation-records';
  * aside; and, when the transport writes the answer's headers, where to hand them once known.
  */
 export type ToolCaller = Omit<Call, 'scopes' | 'tool' | 'bearerErrorCodes' | 'body'> & {
-  onAnswer?: (answer: AnswerFacts) => void;
+  onAnswer?: (answer: CallResponse) => void;
 };
 
 /**
- * The rate refusal of a call whose transport left the rate to it (`ratePaid: false`: an MCP POST of
+ * The rate refusal of a call whose transport left the rate to it (`rateLimitCounted: false`: an MCP POST of
  * one tools/call): the transport's own refusal (the POST's HTTP 429), not the call's result.
  */
 export class PostRefused extends Error {

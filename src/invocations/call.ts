@@ -3,8 +3,8 @@ import type { Caller } from '../subjects';
 import type { CapacityOutcome } from '../kernel/http/request-scope';
 import type { ResourceName, WantedScope } from '../auth';
 import type { Charge, QuotaState } from '../limits';
-import type { Claim } from '../idempotency';
-import type { Ticket } from './tool-slots';
+import type { IdempotencyEntry } from '../idempotency';
+import type { Admission } from './tool-slots';
 
 /** How a call arrived: an HTTP route (REST, and the /mcp POST itself), or an MCP tools/call. */
 export type Transport = 'rest' | 'mcp-http' | 'mcp-stdio';
@@ -39,7 +39,7 @@ export interface Call {
   /** The caller, when its transport authenticated it for this very call (an MCP POST, its first call). */
   caller?: Caller;
   /** Its rate budget already charged by its transport (every message of an MCP POST). */
-  ratePaid?: boolean;
+  rateLimitCounted?: boolean;
   /**
    * The invocation id a tool call will run as in the background (docs/long-running-calls.md),
    * decided by its transport before the pipeline: its caller's budget of kept answers must have
@@ -56,16 +56,16 @@ export interface Decisions {
    * The caller came from a copy of its key's record kept between calls (a shared store's, see
    * RedisKeyStore.findKeyByHash): a 403 made on it is made again on the record itself.
    */
-  keptCaller?: boolean;
+  callerFromCache?: boolean;
   /** What the call was charged so far (the rate step; the quota step adds to it). */
   charge?: Charge;
   /** The call's idempotency claim, whose answer is kept once the tool has run. */
-  claim?: Claim;
+  claim?: IdempotencyEntry;
   /**
    * The tool call's place at its tool (admission): a slot or a place in its queue, taken before
    * the call is charged its quota and given back on any refusal; none: `noPlace` says why.
    */
-  ticket?: Ticket;
+  ticket?: Admission;
   /** Why admission found the tool call no place: the tool is full, or its caller has its share. */
   noPlace?: CapacityOutcome;
   /** Headers the answer carries, success or not: X-RateLimit-*, X-Quota-*. */
@@ -76,7 +76,7 @@ export interface Decisions {
  * What the answer to a call carries, refused or not, as the pipeline learns it: its headers, and
  * who called (for the request's log line), once authenticated.
  */
-export interface AnswerFacts {
+export interface CallResponse {
   headers: Record<string, string | number>;
   caller?: Caller;
   /** Where the caller stands after the call was charged its credits (a tool call counted). */

@@ -4,7 +4,7 @@ import { ApiError } from '../kernel/errors/api-error';
 import { MetricsService } from '../metrics';
 import type { ToolContext, RegisteredTool } from '../tools/index';
 import { CallControl, CallStopped } from './call-control';
-import type { Ticket } from './tool-slots';
+import type { Admission } from './tool-slots';
 
 /** Where a call's progress goes (an MCP client's notifications, an invocation's record). */
 export type ProgressSink = (done: number, total: number | null, message: string | null) => void;
@@ -94,7 +94,7 @@ export class ToolExecution {
     input: object,
     actor: ToolActor,
     control: CallControl,
-    ticket: Ticket,
+    ticket: Admission,
     progress?: ProgressSink,
     watch?: ClientWatch,
   ): Promise<unknown> {
@@ -139,7 +139,7 @@ export class ToolExecution {
     }
   }
 
-  private over(ticket: Ticket, control: CallControl, unwatch: (() => void) | void): void {
+  private over(ticket: Admission, control: CallControl, unwatch: (() => void) | void): void {
     ticket.release();
     control.finish();
     unwatch?.();

@@ -6,9 +6,9 @@ export { CallControl } from './call-control';
 export { Accepted, PostRefused } from './call-io';
 export type { CallIo, ToolCaller } from './call-io';
 export { PipelineStep, STEP_ORDER } from './call';
-export type { AnswerFacts, Call, InvocationStep } from './call';
+export type { CallResponse, Call, InvocationStep } from './call';
 export { INVOCATION_KEEP_MS, newInvocationId } from './invocation-records';
-export { CountsOwnRate } from './invocation.decorators';
+export { CountsOwnRateLimit } from './invocation.decorators';
 export { InvocationView } from './invocation.dto';
 export { InvocationGuard } from './invocation.guard';
 export { InvocationModule } from './invocation.module';
@@ -22,7 +22,7 @@ export {
   invocationsAfter,
   isFinished,
 } from './invocation.view';
-export { LongCalls } from './long-calls';
+export { LongRunningCalls } from './long-running-calls';
 export { RedisInvocationStore } from './redis-invocation.store';
 export { SqliteInvocationStore } from './sqlite-invocation.store';
 export { ToolInvoker } from './tool.invoker';

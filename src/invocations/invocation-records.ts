@@ -4,7 +4,7 @@ import { answerOf } from '../kernel/errors/answer';
 import type { InvocationChanges, InvocationRecord, InvocationStore } from './invocation.store';
 import type { RegisteredTool } from '../tools/index';
 import type { ToolActor } from './execution';
-import type { Ticket } from './tool-slots';
+import type { Admission } from './tool-slots';
 import { CallControl, CallStopped } from './call-control';
 import { deadlinePassed, type ProgressSink } from './execution';
 
@@ -55,7 +55,7 @@ export interface CallOrigin {
 export interface LongCallSpec extends CallOrigin {
   tool: RegisteredTool;
   input: object;
-  ticket: Ticket;
+  ticket: Admission;
 }
 
 /**

@@ -5,8 +5,8 @@ import type { ApiRequest } from '../subjects';
 import type { ResourceName, WantedScope } from '../auth';
 import { HttpExchange } from '../kernel/http/http-exchange';
 import { ToolRoute } from '../tools/index';
-import { AnswerFacts } from './call';
-import { CountsOwnRate } from './invocation.decorators';
+import { CallResponse } from './call';
+import { CountsOwnRateLimit } from './invocation.decorators';
 import { InvocationPipeline } from './invocation.pipeline';
 
 /** What a route declares about its calls, read once per handler (decorators do not change). */
@@ -16,7 +16,7 @@ interface RouteFacts {
   scopes?: WantedScope[];
   bearerErrorCodes: boolean;
   resource?: ResourceName;
-  ratePaid: boolean;
+  rateLimitCounted: boolean;
 }
 
 /**
@@ -43,7 +43,7 @@ export class InvocationGuard implements CanActivate {
     if (route.unguarded) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<ApiRequest>();
-    const answer: AnswerFacts = { headers: {} };
+    const answer: CallResponse = { headers: {} };
     try {
       await this.pipeline.check(
         {
@@ -54,7 +54,7 @@ export class InvocationGuard implements CanActivate {
           scopes: route.scopes,
           bearerErrorCodes: route.bearerErrorCodes,
           resource: route.resource,
-          ratePaid: route.ratePaid,
+          rateLimitCounted: route.rateLimitCounted,
         },
         answer,
       );
@@ -79,7 +79,7 @@ export class InvocationGuard implements CanActivate {
         scopes: this.reflector.getAllAndOverride(Scopes, targets),
         bearerErrorCodes: this.reflector.getAllAndOverride(BearerErrorCodes, targets) === true,
         resource: this.reflector.getAllAndOverride(OAuthResource, targets),
-        ratePaid: this.reflector.getAllAndOverride(CountsOwnRate, targets) === true,
+        rateLimitCounted: this.reflector.getAllAndOverride(CountsOwnRateLimit, targets) === true,
       };
       byHandler.set(handler, facts);
     }

@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { KeysModule } from '../subjects';
+import { SubjectsModule } from '../subjects';
 import { LimitsModule } from '../limits';
-import { OAuthCoreModule } from '../oauth';
+import { OAuthModule } from '../oauth';
 import { InvocationGuard } from './invocation.guard';
 import { IdempotencyService } from '../idempotency';
 import { InvocationPipeline } from './invocation.pipeline';
@@ -15,7 +15,7 @@ import { ScopeStep } from './steps/scope.step';
 import { AdmissionStep, CapacityStep } from './steps/capacity.step';
 import { ToolExecution } from './execution';
 import { CallSettlement } from './call-settlement';
-import { LongCalls } from './long-calls';
+import { LongRunningCalls } from './long-running-calls';
 import { ToolSlots } from './tool-slots';
 import { ToolRunner } from '../tools/index';
 import { ToolInvoker } from './tool.invoker';
@@ -28,7 +28,7 @@ import { ToolInvoker } from './tool.invoker';
  */
 @Global()
 @Module({
-  imports: [DiscoveryModule, KeysModule, LimitsModule, OAuthCoreModule],
+  imports: [DiscoveryModule, SubjectsModule, LimitsModule, OAuthModule],
   providers: [
     InvocationPipeline,
     AuthenticateStep,
@@ -42,7 +42,7 @@ import { ToolInvoker } from './tool.invoker';
     ToolSlots,
     ToolExecution,
     CallSettlement,
-    LongCalls,
+    LongRunningCalls,
     IdempotencyService,
     InvocationGuard,
     ToolInvoker,
@@ -53,7 +53,7 @@ import { ToolInvoker } from './tool.invoker';
     InvocationGuard,
     ToolInvoker,
     ToolRunner,
-    LongCalls,
+    LongRunningCalls,
     ToolExecution,
     IdempotencyService,
   ],

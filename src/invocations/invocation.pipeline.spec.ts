@@ -2,9 +2,9 @@ import type { DiscoveryService } from '@nestjs/core';
 import { insufficientPermissions } from '../auth/auth.errors';
 import type { AuthenticatedKey } from '../subjects/caller';
 import { ApiError } from '../kernel/errors/api-error';
-import { KeyRecordChanged } from '../limits/call-counter';
+import { SubjectRecordChanged } from '../limits/call-counter';
 import type { Call, InvocationStep } from './call';
-import type { Claim } from '../idempotency/idempotency.service';
+import type { IdempotencyEntry } from '../idempotency/idempotency.service';
 import { InvocationPipeline } from './invocation.pipeline';
 
 /** A pipeline of the given steps, in order (what DiscoveryService finds in the application). */
@@ -34,12 +34,12 @@ function invocation(): Call {
   };
 }
 
-/** Authentication as the step does it: a kept copy unless the pipeline asks for the record itself. */
+/** Authentication as the step does it: a cached copy unless the pipeline asks for the record itself. */
 function authenticate(reads: boolean[]): InvocationStep {
   return {
     run(_call, _decided, { fresh }) {
       reads.push(fresh);
-      return { caller: key, keptCaller: !fresh };
+      return { caller: key, callerFromCache: !fresh };
     },
   };
 }
@@ -55,17 +55,17 @@ describe('InvocationPipeline on a kept key record', () => {
         run() {
           const attempt = counts++;
           const claim = {
-            release: () => Promise.resolve(void released.push(`attempt ${attempt}`)),
+            abandon: () => Promise.resolve(void released.push(`attempt ${attempt}`)),
           };
           if (attempt === 0) {
-            return { headers: { 'X-Seen': attempt }, claim: claim as unknown as Claim };
+            return { headers: { 'X-Seen': attempt }, claim: claim as unknown as IdempotencyEntry };
           }
           return { headers: { 'X-Seen': attempt } };
         },
       },
       {
         run(_call, decided) {
-          if (decided.claim) throw new KeyRecordChanged();
+          if (decided.claim) throw new SubjectRecordChanged();
         },
       },
     );
@@ -74,7 +74,11 @@ describe('InvocationPipeline on a kept key record', () => {
     expect(reads).toEqual([false, true]);
     // What the first attempt claimed was given back; the second's headers are the answer's.
     expect(released).toEqual(['attempt 0']);
-    expect(decided).toMatchObject({ caller: key, keptCaller: false, headers: { 'X-Seen': 1 } });
+    expect(decided).toMatchObject({
+      caller: key,
+      callerFromCache: false,
+      headers: { 'X-Seen': 1 },
+    });
     expect(answer).toEqual({ headers: { 'X-Seen': 1 }, caller: key });
   });
 
@@ -82,17 +86,17 @@ describe('InvocationPipeline on a kept key record', () => {
     const reads: boolean[] = [];
     const pipeline = pipelineOf(authenticate(reads), {
       run() {
-        throw new KeyRecordChanged();
+        throw new SubjectRecordChanged();
       },
     });
     await expect(pipeline.check(invocation())).rejects.toMatchObject({
-      name: 'KeyRecordChanged',
+      name: 'SubjectRecordChanged',
       message: 'The API key changed while the call was counted',
     });
     expect(reads).toEqual([false, true, true]);
   });
 
-  it('makes a 403 again on the record itself, and only a 403 made on a kept copy', async () => {
+  it('makes a 403 again on the record itself, and only a 403 made on a cached copy', async () => {
     const reads: boolean[] = [];
     const pipeline = pipelineOf(authenticate(reads), {
       run() {

@@ -1,10 +1,10 @@
 import { HttpException, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { discoverInOrder } from '../kernel/common/discovery';
-import { KeyRecordChanged } from '../limits';
-import { AnswerFacts, Call, Decisions, InvocationStep, PipelineStep } from './call';
+import { SubjectRecordChanged } from '../limits';
+import { CallResponse, Call, Decisions, InvocationStep, PipelineStep } from './call';
 
-/** A record that keeps changing under every attempt is answered 503 (KeyRecordChanged) after these. */
+/** A record that keeps changing under every attempt is answered 503 (SubjectRecordChanged) after these. */
 const MAX_ATTEMPTS = 3;
 
 /**
@@ -27,11 +27,11 @@ export class InvocationPipeline implements OnModuleInit {
    * the call, after what the steps before it claimed is given back. `answer` receives what the
    * answer carries, refused or not: its headers (X-RateLimit-*, X-Quota-*), and the caller once known.
    *
-   * A call decided on a kept copy of its key's record (a shared store's) starts over once on the
+   * A call decided on a cached copy of its key's record (a shared store's) starts over once on the
    * record itself when the copy may have misled it: its count found the record changed (nothing
    * was counted), or it was refused its scope (a change on another instance may have granted it).
    */
-  async check(call: Call, answer: AnswerFacts = { headers: {} }): Promise<Decisions> {
+  async check(call: Call, answer: CallResponse = { headers: {} }): Promise<Decisions> {
     const headers = answer.headers;
     for (let attempt = 1; ; attempt++) {
       const decided: Decisions = { headers };
@@ -43,8 +43,8 @@ export class InvocationPipeline implements OnModuleInit {
       } catch (error) {
         answer.caller = decided.caller;
         decided.ticket?.release();
-        await decided.claim?.release();
-        if (attempt === MAX_ATTEMPTS || !decidedOnKeptKey(decided, error)) throw error;
+        await decided.claim?.abandon();
+        if (attempt === MAX_ATTEMPTS || !decidedOnCachedRecord(decided, error)) throw error;
         for (const name of Object.keys(headers)) delete headers[name];
       }
     }
@@ -63,7 +63,9 @@ export class InvocationPipeline implements OnModuleInit {
   }
 }
 
-function decidedOnKeptKey(decided: Decisions, error: unknown): boolean {
-  if (error instanceof KeyRecordChanged) return true;
-  return decided.keptCaller === true && error instanceof HttpException && error.getStatus() === 403;
+function decidedOnCachedRecord(decided: Decisions, error: unknown): boolean {
+  if (error instanceof SubjectRecordChanged) return true;
+  return (
+    decided.callerFromCache === true && error instanceof HttpException && error.getStatus() === 403
+  );
 }

@@ -1,13 +1,13 @@
-import { Ticket, ToolCapacity, ToolSlots } from './tool-slots';
+import { Admission, ToolCapacity, ToolSlots } from './tool-slots';
 
 /** Four slots, eight places in the queue; a share of a quarter: one slot and two places a caller. */
 const TOOL: ToolCapacity = { concurrency: 4, queue: 8, perCallerShare: 0.25 };
 
 /** Reserves `n` places for `caller`, expecting each to be a ticket. */
-function take(slots: ToolSlots, caller: string, n: number, tool = TOOL): Ticket[] {
+function take(slots: ToolSlots, caller: string, n: number, tool = TOOL): Admission[] {
   return Array.from({ length: n }, () => {
     const place = slots.reserve('t', tool, caller);
-    if (!(place instanceof Ticket)) throw new Error(`${caller} was refused: ${place}`);
+    if (!(place instanceof Admission)) throw new Error(`${caller} was refused: ${place}`);
     return place;
   });
 }
@@ -40,7 +40,7 @@ describe('ToolSlots: capacity and the fair share of a tool', () => {
     take(slots, 'b', 1);
     expect(usage(slots)).toEqual({ tool: 't', inFlight: 4, queued: 4 });
     expect(slots.reserve('t', TOOL, 'a')).toBe('fair_share');
-    expect(slots.reserve('t', TOOL, 'b')).toBeInstanceOf(Ticket);
+    expect(slots.reserve('t', TOOL, 'b')).toBeInstanceOf(Admission);
     expect(slots.reserve('t', TOOL, 'b')).toBe('fair_share');
   });
 

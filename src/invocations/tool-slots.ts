@@ -19,7 +19,7 @@ const IDLE_CALLERS = 1_000;
 class Lane {
   /** Tickets holding a slot: reserved, running, or abandoned by their call but not yet settled. */
   holding = 0;
-  readonly waiting: Ticket[] = [];
+  readonly waiting: Admission[] = [];
   /**
    * By caller, what each holds now. A caller stays after its last call (forgetting it at once
    * would cost every call of a tool nobody waits for an insertion and a deletion): idle callers
@@ -40,7 +40,7 @@ class Lane {
  * slot frees). Taken before the call is charged its quota, given back on any refusal after that,
  * and held until the handler settles, even after the call was answered (a 504).
  */
-export class Ticket {
+export class Admission {
   private state: 'slot' | 'queued' | 'released' = 'queued';
   private promoted?: () => void;
 
@@ -69,11 +69,11 @@ export class Ticket {
    */
   started(signal?: AbortSignal): Promise<void> {
     if (this.state === 'slot') return Promise.resolve();
-    if (this.state === 'released') return Promise.reject(new Error('Ticket released'));
+    if (this.state === 'released') return Promise.reject(new Error('Admission released'));
     return new Promise((resolve, reject) => {
       const abandon = () => {
         this.release();
-        reject(signal?.reason instanceof Error ? signal.reason : new Error('Ticket abandoned'));
+        reject(signal?.reason instanceof Error ? signal.reason : new Error('Admission abandoned'));
       };
       if (signal?.aborted) return abandon();
       signal?.addEventListener('abort', abandon, { once: true });
@@ -133,14 +133,14 @@ export class ToolSlots {
    * it counts against); else why the call gets neither: the tool is full (`capacity`), or the
    * caller holds its share of the queue while another caller waits (`fair_share`).
    */
-  reserve(tool: string, capacity: ToolCapacity, caller: string): Ticket | CapacityOutcome {
+  reserve(tool: string, capacity: ToolCapacity, caller: string): Admission | CapacityOutcome {
     let lane = this.lanes.get(tool);
     if (!lane) this.lanes.set(tool, (lane = new Lane(tool, capacity)));
     lane.capacity = capacity;
     let hold = lane.callers.get(caller);
     if (lane.holding < capacity.concurrency && lane.waiting.length === 0) {
       hold ??= this.remember(lane, caller);
-      const ticket = new Ticket(lane, hold, this);
+      const ticket = new Admission(lane, hold, this);
       lane.holding++;
       hold.slots++;
       ticket.grant();
@@ -157,7 +157,7 @@ export class ToolSlots {
       return 'capacity';
     }
     hold ??= this.remember(lane, caller);
-    const ticket = new Ticket(lane, hold, this);
+    const ticket = new Admission(lane, hold, this);
     if (hold.waiting++ === 0) lane.waitingCallers++;
     lane.waiting.push(ticket);
     return ticket;
@@ -167,7 +167,7 @@ export class ToolSlots {
    * The waiting call a freed slot goes to, taken out of the queue: the first of a caller under
    * its share of the slots, else the first of the caller holding the fewest.
    */
-  private nextToStart(lane: Lane): Ticket | undefined {
+  private nextToStart(lane: Lane): Admission | undefined {
     const waiting = lane.waiting;
     if (lane.waitingCallers < 2) return waiting.shift();
     const { concurrency, perCallerShare } = lane.capacity;
@@ -185,7 +185,7 @@ export class ToolSlots {
   }
 
   /** @internal A ticket let go: its slot passes to the next waiting call, else is freed. */
-  released(lane: Lane, ticket: Ticket, heldSlot: boolean): void {
+  released(lane: Lane, ticket: Admission, heldSlot: boolean): void {
     const hold = ticket.hold;
     if (heldSlot) {
       hold.slots--;

@@ -3,7 +3,7 @@ import { callerActor } from '../audit';
 import type { ApiRequest, Caller } from '../subjects';
 import { answerOf } from '../kernel/errors/answer';
 import { ApiError, IdempotentReplay, InputRefused } from '../kernel/errors/api-error';
-import { rateHeaders, Accounting } from '../limits';
+import { rateHeaders, LimitsService } from '../limits';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../kernel/http/body';
 import { HttpExchange } from '../kernel/http/http-exchange';
 import { MetricsService } from '../metrics';
@@ -15,13 +15,13 @@ export { Accepted, type CallIo, PostRefused, type ToolCaller } from './call-io';
 import { ANY_TOOL_SCOPE, toolScope } from '../auth';
 import { ApiValidationPipe } from '../kernel/validation/validation.pipe';
 import { nestedDeeperThan } from '../kernel/common/plain-object';
-import { AnswerFacts, Call, callerOf, Decisions } from './call';
+import { CallResponse, Call, callerOf, Decisions } from './call';
 import { InvocationPipeline } from './invocation.pipeline';
 import { CallControl, CallStopped } from './call-control';
 import { ClientWatch, deadlinePassed, ToolActor, ToolExecution } from './execution';
 import type { CallOrigin, ChargedCredits } from './invocation-records';
 import { invocationLocation, invocationView } from './invocation.view';
-import { LongCalls, newInvocationId } from './long-calls';
+import { LongRunningCalls, newInvocationId } from './long-running-calls';
 import { preferences } from './prefer';
 import { AtCapacity } from './steps/capacity.step';
 
@@ -36,7 +36,7 @@ function chargedOf(decided: Decisions): ChargedCredits | undefined {
  * The runtime of a tool call, one for every transport: the pipeline's steps (authentication,
  * scope, admission, rate limit, idempotency, capacity, quota), then validation by the same pipe,
  * the tool within its deadline and slot (ToolExecution), and its kept answer (the idempotency
- * step's Claim); or, for a call to run in the background, its invocation (LongCalls). REST's tool
+ * step's IdempotencyEntry); or, for a call to run in the background, its invocation (LongRunningCalls). REST's tool
  * routes come here (serve: a ToolRunner), and so do MCP over HTTP and stdio (invoke); errors are
  * REST's, for the transport to translate.
  */
@@ -49,8 +49,8 @@ export class ToolInvoker extends ToolRunner {
     private readonly registry: ToolRegistry,
     private readonly exchange: HttpExchange,
     private readonly execution: ToolExecution,
-    private readonly longCalls: LongCalls,
-    private readonly accounting: Accounting,
+    private readonly longCalls: LongRunningCalls,
+    private readonly accounting: LimitsService,
     // Absent in the stdio server, which serves no /metrics.
     @Optional() private readonly metrics?: MetricsService,
   ) {
@@ -67,7 +67,7 @@ export class ToolInvoker extends ToolRunner {
     const tool = this.registry.get(name);
     if (!tool) throw new Error(`No tool named '${name}' is registered`);
     const request = req as ApiRequest;
-    const answer: AnswerFacts = { headers: {} };
+    const answer: CallResponse = { headers: {} };
     const io: CallIo = { control: new CallControl() };
     const prefer = preferences(request.headers.prefer);
     const mode = tool.runtime.async;
@@ -119,7 +119,7 @@ export class ToolInvoker extends ToolRunner {
     args: unknown,
     io: CallIo = { control: new CallControl() },
   ): Promise<unknown> {
-    const answer: AnswerFacts = { headers: {} };
+    const answer: CallResponse = { headers: {} };
     try {
       // Field by field, not `{...caller}` with the rest: on the MCP hot path the object rest and
       // spread cost some 9 µs a call (a CPU profile of MCP greet on Fastify, docs/performance.md).
@@ -135,7 +135,7 @@ export class ToolInvoker extends ToolRunner {
         body: args ?? {},
         idempotencyKey: caller.idempotencyKey,
         caller: caller.caller,
-        ratePaid: caller.ratePaid,
+        rateLimitCounted: caller.rateLimitCounted,
         background: io.background?.id,
       };
       const body = await this.run(call, tool, args, io, answer).catch((error: unknown) =>
@@ -146,7 +146,7 @@ export class ToolInvoker extends ToolRunner {
     } catch (error) {
       // Counted like the REST call that would have answered this status.
       const status = error instanceof HttpException ? error.getStatus() : 500;
-      if (caller.ratePaid === false) {
+      if (caller.rateLimitCounted === false) {
         // A call that counts its POST's rate: refused, the POST is, and counted with its answer;
         // else the POST carries the rate count the refusal kept (a 402's), as a prepaid POST would.
         if (error instanceof HttpException && status === 429) throw new PostRefused(error);
@@ -169,7 +169,7 @@ export class ToolInvoker extends ToolRunner {
     const { onAnswer: _, ...known } = caller;
     const decided = await this.pipeline.check({
       ...known,
-      ratePaid: true,
+      rateLimitCounted: true,
       scopes: [ANY_TOOL_SCOPE],
       bearerErrorCodes: false,
     });
@@ -186,7 +186,7 @@ export class ToolInvoker extends ToolRunner {
     tool: RegisteredTool,
     args: unknown,
     io: CallIo,
-    answer: AnswerFacts,
+    answer: CallResponse,
   ): Promise<unknown> {
     // MCP arguments nested too deeply are refused before any step, as REST refuses such a body
     // while reading it: before authentication, and counted nowhere. (An MCP body was depth-checked
@@ -208,13 +208,13 @@ export class ToolInvoker extends ToolRunner {
       input = await this.validate(tool, args);
     } catch (error) {
       ticket.release();
-      await claim?.keep(400, { detail: answerOf(error).detail }, false);
+      await claim?.complete(400, { detail: answerOf(error).detail }, false);
       throw error;
     }
     if (io.background) {
       if (!this.longCalls.accepting) {
         ticket.release();
-        await claim?.release();
+        await claim?.abandon();
         throw new ApiError(
           503,
           'Service temporarily unavailable: this instance is shutting down. Retry after 1 second.',
@@ -243,16 +243,16 @@ export class ToolInvoker extends ToolRunner {
       // REST's answer is serialised by the adapter: made JSON here only where it is kept or is MCP's.
       if (!claim && call.transport === 'rest') return result;
       const body = asJsonBody(result);
-      await claim?.keep(200, body);
+      await claim?.complete(200, body);
       return body;
     } catch (error) {
       const refusal = this.refusalOf(tool, error);
       const refused = answerOf(refusal);
       // A charged call that failed on the server's side: its tool's `failed` count (by_tool).
-      if (refused.status >= 500) void this.accounting.failed(decided.charge);
+      if (refused.status >= 500) void this.accounting.countFailure(decided.charge);
       if (claim) {
-        if (error instanceof CallStopped && error.reason !== 'deadline') await claim.release();
-        else await claim.keep(refused.status, { detail: refused.detail });
+        if (error instanceof CallStopped && error.reason !== 'deadline') await claim.abandon();
+        else await claim.complete(refused.status, { detail: refused.detail });
       }
       throw refusal;
     }
@@ -274,15 +274,15 @@ export class ToolInvoker extends ToolRunner {
     const record = await this.longCalls.begin(how.id, { ...origin, tool, input, ticket: ticket! });
     const finished = await this.longCalls.awaitFinish(record.id, how.waitMs);
     if (!finished) {
-      await claim?.keep(202, invocationView(record));
+      await claim?.complete(202, invocationView(record));
       return new Accepted(record);
     }
     if (finished.status === 'succeeded') {
-      await claim?.keep(200, finished.result);
+      await claim?.complete(200, finished.result);
       return finished.result;
     }
     const error = finished.error ?? { status: 500, detail: 'Internal Server Error' };
-    await claim?.keep(error.status, { detail: error.detail });
+    await claim?.complete(error.status, { detail: error.detail });
     throw new ApiError(error.status, error.detail);
   }
 

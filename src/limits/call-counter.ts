@@ -1,14 +1,14 @@
 import { StoreUnavailableError } from '../kernel/store/store';
 import type { QuotaCharge, QuotaResult } from './usage.store';
-import type { BucketDraw, KeyRateBudget } from './rate.store';
+import type { BucketDraw, RateBudget } from './rate.store';
 
-export type { KeyRateBudget };
+export type { RateBudget };
 
 /** One call to count: against the key's rate budget, then (when `quota` is given) its daily quota. */
 export interface CallCount {
   /** The key, with the revision of the record the call was decided on (a shared store's). */
   key: { id: string; revision?: number };
-  budget: KeyRateBudget;
+  budget: RateBudget;
   /** When the call is counted (ms since the epoch): the bucket refills by the callers' clock. */
   nowMs: number;
   /** What to charge the call against its day's (and month's) credits, after the rate budget. */
@@ -23,14 +23,14 @@ export interface CallCounted {
 }
 
 /**
- * The key's record changed after the call read it (a kept copy, see RedisKeyStore.findKeyByHash):
+ * The key's record changed after the call read it (a cached copy, see RedisKeyStore.findKeyByHash):
  * nothing was counted, and the invocation pipeline starts the call over on the record itself.
  * Should it keep changing under every attempt, the call is answered 503.
  */
-export class KeyRecordChanged extends StoreUnavailableError {
+export class SubjectRecordChanged extends StoreUnavailableError {
   constructor() {
     super('The API key changed while the call was counted');
-    this.name = 'KeyRecordChanged';
+    this.name = 'SubjectRecordChanged';
   }
 }
 

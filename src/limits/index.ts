@@ -2,10 +2,10 @@
  * The limits feature's public entry: what the other features, the transports, the tools and
  * the processes may use of it. Nothing else of this folder is imported from outside it.
  */
-export { Accounting, Charge } from './accounting';
-export { CallCounter, KeyRecordChanged } from './call-counter';
+export { LimitsService, Charge } from './limits.service';
+export { CallCounter, SubjectRecordChanged } from './call-counter';
 export { effectiveLimits, planLimits, toolCost } from './key-limits';
-export type { LimitedKey } from './key-limits';
+export type { Payer } from './key-limits';
 export { DailyLimitPatch, LIMIT_BOUNDS, MonthlyLimitPatch, RateLimitPatch } from './limit-fields';
 export { LimitsModule } from './limits.module';
 export { LocalCallCounter } from './local-call-counter';

@@ -1,11 +1,11 @@
 import { planNamed, type PlanLimits, type Settings } from '../kernel/settings/settings';
-import type { KeyRateBudget } from './call-counter';
+import type { RateBudget } from './call-counter';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 
-export type { KeyRateBudget };
+export type { RateBudget };
 
 /** What limits need to know of a key: its id, its plan and its own limits (an API key has them). */
-export interface LimitedKey {
+export interface Payer {
   id: string;
   plan: string;
   daily_limit: number | null;
@@ -36,7 +36,7 @@ export type EffectiveLimits = Pick<
  * A key's own limits beat its plan's. A rate of its own comes with a burst of the same size: such
  * a key may make its rate's worth of calls at once, as before plans had a burst.
  */
-export function effectiveLimits(key: LimitedKey, settings: Settings): EffectiveLimits {
+export function effectiveLimits(key: Payer, settings: Settings): EffectiveLimits {
   const plan = planLimits(settings, key.plan);
   return {
     daily_limit: key.daily_limit ?? plan.daily_limit,
@@ -56,7 +56,7 @@ export function toolCost(settings: Settings, plan: string, tool: string, declare
 }
 
 /** The throttler that holds the per-key budget (its window is `settings.rateLimitWindowMs`). */
-export const KEY_THROTTLER = 'default';
+export const RATE_THROTTLER = 'default';
 
 /**
  * The storage key of a key's budget: one per key across every route and protocol. On Redis it
@@ -70,10 +70,10 @@ export function keyRateStorageKey(keyId: string): string {
  * The one rate budget of a key, shared by REST and MCP (both count through KeyRateLimiter) so that
  * a client cannot double its rate by switching protocols.
  */
-export function keyRateBudget(key: LimitedKey, settings: Settings): KeyRateBudget {
+export function rateBudgetOf(key: Payer, settings: Settings): RateBudget {
   const { rate_limit, burst } = effectiveLimits(key, settings);
   return {
-    throttler: KEY_THROTTLER,
+    throttler: RATE_THROTTLER,
     storageKey: keyRateStorageKey(key.id),
     windowMs: settings.rateLimitWindowMs,
     rate: rate_limit,

@@ -4,8 +4,8 @@ import { Settings, SETTINGS } from '../kernel/settings/settings';
 import type { QuotaResult } from './usage.store';
 import { CallCount, CallCounter } from './call-counter';
 import { Clock } from '../kernel/common/clock';
-import { keyRateBudget, LimitedKey } from './key-limits';
-import type { BucketDraw, BudgetStorage, KeyRateBudget } from './rate.store';
+import { rateBudgetOf, Payer } from './key-limits';
+import type { BucketDraw, BudgetStorage, RateBudget } from './rate.store';
 import { rateLimitExceeded, rateLimitState } from './rate-limit.headers';
 
 /**
@@ -27,10 +27,10 @@ export class KeyRateLimiter {
    * answer returned for QuotaService to settle. Returns the X-RateLimit-* headers of the answer.
    */
   async consume(
-    key: LimitedKey,
+    key: Payer,
     quota?: CallCount['quota'],
   ): Promise<{ headers: Record<string, number>; quota?: QuotaResult }> {
-    const budget = keyRateBudget(key, this.settings);
+    const budget = rateBudgetOf(key, this.settings);
     const counted = await this.counter.count({ key, budget, nowMs: this.clock.nowMs(), quota });
     return { headers: rateHeaders(budget, counted.rate), quota: counted.quota };
   }
@@ -39,8 +39,8 @@ export class KeyRateLimiter {
    * Counts `n` calls at once, all or none: throws 429 when the key's bucket does not hold them all
    * (nothing is counted then). Returns the X-RateLimit-* headers.
    */
-  async consumeMany(key: LimitedKey, n: number): Promise<Record<string, number>> {
-    const budget = keyRateBudget(key, this.settings);
+  async consumeMany(key: Payer, n: number): Promise<Record<string, number>> {
+    const budget = rateBudgetOf(key, this.settings);
     return rateHeaders(budget, await this.storage.draw(budget, n, this.clock.nowMs()));
   }
 }
@@ -49,7 +49,7 @@ export class KeyRateLimiter {
  * The headers of a counted answer: the rate, the whole calls left and the seconds until the
  * bucket is full again; or the 429, which says when one call will fit.
  */
-function rateHeaders(budget: KeyRateBudget, draw: BucketDraw): Record<string, number> {
+function rateHeaders(budget: RateBudget, draw: BucketDraw): Record<string, number> {
   if (!draw.taken) {
     throw rateLimitExceeded(
       budget.rate,

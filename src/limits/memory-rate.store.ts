@@ -1,9 +1,4 @@
-import type {
-  BucketDraw,
-  BudgetStorage,
-  KeyRateBudget,
-  ThrottlerStorageRecord,
-} from './rate.store';
+import type { BucketDraw, BudgetStorage, RateBudget, ThrottlerStorageRecord } from './rate.store';
 import { BucketLevel, drawFromBucket } from './token-bucket';
 
 interface Counter {
@@ -30,7 +25,7 @@ export class MemoryRateStore implements BudgetStorage {
   // Unref'd: a process never stays alive for it.
   private readonly sweeper = setInterval(() => this.sweep(), 60_000).unref();
 
-  draw(budget: KeyRateBudget, calls: number, nowMs: number): Promise<BucketDraw> {
+  draw(budget: RateBudget, calls: number, nowMs: number): Promise<BucketDraw> {
     const id = `${budget.storageKey}:${budget.throttler}`;
     const bucket = this.buckets.get(id);
     const { level, draw } = drawFromBucket(bucket, budget, calls, nowMs);

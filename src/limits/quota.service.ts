@@ -3,7 +3,7 @@ import { ApiError } from '../kernel/errors/api-error';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { QuotaCharge, QuotaResult, ToolUsage, UsageStore } from './usage.store';
 import { Clock, nextUtcMidnight, utcDay } from '../kernel/common/clock';
-import { effectiveLimits, LimitedKey, toolCost } from './key-limits';
+import { effectiveLimits, Payer, toolCost } from './key-limits';
 
 /** Where a key stands against its monthly limit (only where one applies). */
 export interface MonthlyState {
@@ -60,7 +60,7 @@ export class QuotaService {
   ) {}
 
   /** What a call of `tool` made now costs the key, and against which limits. */
-  charge(key: LimitedKey, tool: string, declaredCost: number): QuotaCharge {
+  charge(key: Payer, tool: string, declaredCost: number): QuotaCharge {
     const now = this.clock.now();
     const limits = effectiveLimits(key, this.settings);
     const day = utcDay(now);
@@ -75,7 +75,7 @@ export class QuotaService {
   }
 
   /** Charges a call (UsageStore.consumeQuota) and settles it: its state, or the 402. */
-  async consume(key: LimitedKey, charge: QuotaCharge): Promise<QuotaState> {
+  async consume(key: Payer, charge: QuotaCharge): Promise<QuotaState> {
     return this.settle(charge, await this.store.consumeQuota(key.id, charge));
   }
 
@@ -132,7 +132,7 @@ export class QuotaService {
   }
 
   /** Where the key stands today (and this month, with a monthly limit). */
-  async usage(key: LimitedKey): Promise<QuotaState> {
+  async usage(key: Payer): Promise<QuotaState> {
     const charge = this.charge(key, '', 0);
     const [used, monthUsed] = await Promise.all([
       this.store.getUsage(key.id, charge.day),
@@ -144,7 +144,7 @@ export class QuotaService {
   }
 
   /** Credits of each of the last `days` UTC days, today first, per tool; days without calls as 0. */
-  async history(key: LimitedKey, days: number): Promise<DailyUsage[]> {
+  async history(key: Payer, days: number): Promise<DailyUsage[]> {
     const today = Date.parse(`${utcDay(this.clock.now())}T00:00:00Z`);
     const dates = Array.from({ length: days }, (_, i) => utcDay(new Date(today - i * 86_400_000)));
     const usage = await this.store.getUsageDays(key.id, dates);

@@ -8,7 +8,7 @@ export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increm
  * window, continuously. A caller quiet for a while may make `burst` calls at once; one that keeps
  * sending gets `rate` a window, and a refusal takes nothing from it (no penalty block).
  */
-export interface KeyRateBudget {
+export interface RateBudget {
   throttler: string;
   /** Where the bucket is kept: with `throttler`, its key in the rate storage. */
   storageKey: string;
@@ -39,5 +39,5 @@ export interface BucketDraw {
  * an MCP POST of n messages either fits in what the key's bucket holds or none of it runs.
  */
 export interface BudgetStorage extends ThrottlerStorage {
-  draw(budget: KeyRateBudget, calls: number, nowMs: number): Promise<BucketDraw>;
+  draw(budget: RateBudget, calls: number, nowMs: number): Promise<BucketDraw>;
 }

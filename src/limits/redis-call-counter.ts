@@ -3,7 +3,7 @@ import { RedisClient, redisCall } from '../kernel/store/redis/redis.connection';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import { BUCKET_LUA, bucketDraw, bucketKey } from './redis-rate.store';
 import { chargeArguments, chargeKeys, CONSUME_QUOTA_LUA, quotaResult } from './redis-usage.store';
-import { CallCount, CallCounted, CallCounter, KeyRecordChanged } from './call-counter';
+import { CallCount, CallCounted, CallCounter, SubjectRecordChanged } from './call-counter';
 
 /**
  * The calls of one key counted in one step (CallCounter), each as if alone and in order: its
@@ -118,7 +118,7 @@ export class RedisCallCounter extends CallCounter {
       );
       calls.forEach(({ counted, failed }, i) => {
         const reply = replies[i];
-        if (reply[0] === -1) return failed(new KeyRecordChanged());
+        if (reply[0] === -1) return failed(new SubjectRecordChanged());
         const rate = bucketDraw(reply);
         counted(reply.length < 8 ? { rate } : { rate, quota: quotaResult(reply.slice(4)) });
       });

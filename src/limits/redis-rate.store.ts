@@ -2,12 +2,7 @@ import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis'
 import type Redis from 'ioredis';
 import type { Result } from 'ioredis';
 import { RedisClient, redisCall } from '../kernel/store/redis/redis.connection';
-import type {
-  BucketDraw,
-  BudgetStorage,
-  KeyRateBudget,
-  ThrottlerStorageRecord,
-} from './rate.store';
+import type { BucketDraw, BudgetStorage, RateBudget, ThrottlerStorageRecord } from './rate.store';
 
 /**
  * A key's token bucket, drawn in one step: the arithmetic of drawFromBucket (token-bucket.ts),
@@ -54,7 +49,7 @@ end
 `;
 
 /** The arguments of drawBucket after its key, as ARGV strings. */
-export function bucketArguments(budget: KeyRateBudget, calls: number, nowMs: number) {
+export function bucketArguments(budget: RateBudget, calls: number, nowMs: number) {
   return [nowMs, budget.windowMs, budget.rate, budget.burst, calls];
 }
 
@@ -94,7 +89,7 @@ export function throttlerKeys(key: string, throttlerName: string): [hits: string
  * Where a key's bucket lives: after its storage key, `{key_…}:rate` (src/kernel/store/redis/redis.keys.ts),
  * whose hash tag puts it in the key's Cluster slot with its record and quota.
  */
-export function bucketKey({ storageKey, throttler }: KeyRateBudget): string {
+export function bucketKey({ storageKey, throttler }: RateBudget): string {
   return `${storageKey}:${throttler}:bucket`;
 }
 
@@ -138,7 +133,7 @@ export class RedisRateStore extends ThrottlerStorageRedisService implements Budg
     );
   }
 
-  async draw(budget: KeyRateBudget, calls: number, nowMs: number): Promise<BucketDraw> {
+  async draw(budget: RateBudget, calls: number, nowMs: number): Promise<BucketDraw> {
     return bucketDraw(
       await redisCall(
         this.client.tisDrawBucket(bucketKey(budget), ...bucketArguments(budget, calls, nowMs)),

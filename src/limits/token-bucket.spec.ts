@@ -1,7 +1,7 @@
-import type { KeyRateBudget } from './rate.store';
+import type { RateBudget } from './rate.store';
 import { BucketLevel, drawFromBucket } from './token-bucket';
 
-const budget = (rate: number, burst: number, windowMs = 1000): KeyRateBudget => ({
+const budget = (rate: number, burst: number, windowMs = 1000): RateBudget => ({
   throttler: 'default',
   storageKey: 'k',
   windowMs,
@@ -10,7 +10,7 @@ const budget = (rate: number, burst: number, windowMs = 1000): KeyRateBudget => 
 });
 
 /** A bucket drawn from call after call, keeping what each draw leaves, as the stores do. */
-function bucket(limits: KeyRateBudget) {
+function bucket(limits: RateBudget) {
   let level: BucketLevel | undefined;
   return (now: number, calls = 1) => {
     const result = drawFromBucket(level, limits, calls, now);

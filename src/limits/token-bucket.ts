@@ -1,4 +1,4 @@
-import type { BucketDraw, KeyRateBudget } from './rate.store';
+import type { BucketDraw, RateBudget } from './rate.store';
 
 /**
  * A bucket's level in whole numbers, so that a count is exact for any rate and window: a call is
@@ -19,7 +19,7 @@ export interface BucketLevel {
  */
 export function drawFromBucket(
   level: BucketLevel | undefined,
-  { windowMs, rate, burst }: KeyRateBudget,
+  { windowMs, rate, burst }: RateBudget,
   calls: number,
   now: number,
 ): { level?: BucketLevel; draw: BucketDraw } {

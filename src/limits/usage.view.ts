@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiOkResponse, ApiQuery } from '@nestjs/swagger';
 import { HISTORY_MAX_DAYS, QuotaService } from './quota.service';
-import type { LimitedKey } from './key-limits';
+import type { Payer } from './key-limits';
 import { queryInts } from '../kernel/validation/query';
 import { UsageView } from './usage.dto';
 
@@ -22,11 +22,7 @@ export function historyDays(query: Record<string, unknown>): number {
 }
 
 /** A key's usage today against its daily limit, and the last `days` UTC days. */
-export async function usageView(
-  quota: QuotaService,
-  key: LimitedKey,
-  days: number,
-): Promise<UsageView> {
+export async function usageView(quota: QuotaService, key: Payer, days: number): Promise<UsageView> {
   const [state, history] = await Promise.all([quota.usage(key), quota.history(key, days)]);
   const monthly = state.monthly;
   return {

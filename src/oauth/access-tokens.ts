@@ -9,7 +9,7 @@ export const ACCEPTED_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519
 /** Seconds of clock difference allowed on `exp` and `nbf`. */
 export const CLOCK_LEEWAY_SECONDS = 60;
 /** Verified tokens kept (per resource) before the oldest is forgotten. */
-const MAX_KEPT_TOKENS = 10_000;
+const MAX_CACHED_TOKENS = 10_000;
 /** Longer than any access token a provider issues; anything longer is refused unread. */
 const MAX_TOKEN_LENGTH = 8_192;
 /** The latest time a Date holds (ECMA-262 §21.4.1.1). */
@@ -57,7 +57,7 @@ const TOKEN_FAULTS = new Set<string>([
 @Injectable()
 export class AccessTokens {
   private readonly oauth?: OAuthSettings;
-  private readonly kept: Record<ResourceName, Map<string, VerifiedToken>> = {
+  private readonly cache: Record<ResourceName, Map<string, VerifiedToken>> = {
     api: new Map(),
     mcp: new Map(),
   };
@@ -75,10 +75,10 @@ export class AccessTokens {
    * IssuerUnavailable (503) when its issuer's keys cannot be fetched.
    */
   verify(token: string, resource: ResourceName): Promise<VerifiedToken> | VerifiedToken {
-    const kept = this.kept[resource].get(token);
+    const kept = this.cache[resource].get(token);
     if (kept) {
       if (Date.now() < kept.expiresAtMs + CLOCK_LEEWAY_SECONDS * 1000) return kept;
-      this.kept[resource].delete(token);
+      this.cache[resource].delete(token);
       throw new InvalidAccessToken('expired');
     }
     return this.verifyAnew(token, resource);
@@ -135,8 +135,8 @@ export class AccessTokens {
   }
 
   private keep(resource: ResourceName, token: string, verified: VerifiedToken): void {
-    const kept = this.kept[resource];
-    if (kept.size >= MAX_KEPT_TOKENS) {
+    const kept = this.cache[resource];
+    if (kept.size >= MAX_CACHED_TOKENS) {
       // The oldest first: a Map iterates in insertion order.
       kept.delete(kept.keys().next().value as string);
     }

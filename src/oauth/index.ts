@@ -4,7 +4,7 @@
  */
 export { InvalidAccessToken } from './access-tokens';
 export { AuthorizationServers } from './authorization-servers';
-export { OAuthCoreModule } from './oauth.module';
+export { OAuthModule } from './oauth.module';
 export { DeletedPrincipal, PrincipalView, UpdatePrincipalInput } from './principals.dto';
-export { Principals } from './principals.service';
+export { PrincipalsService } from './principals.service';
 export { PrincipalUpkeep } from './principals.upkeep';

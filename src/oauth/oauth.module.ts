@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits';
 import { AccessTokens } from './access-tokens';
 import { AuthorizationServers } from './authorization-servers';
-import { Principals } from './principals.service';
+import { PrincipalsService } from './principals.service';
 
 /**
  * OAuth access tokens without HTTP routes: the authorization servers of OAUTH_ISSUERS, the token
@@ -10,7 +10,7 @@ import { Principals } from './principals.service';
  */
 @Module({
   imports: [LimitsModule],
-  providers: [AuthorizationServers, AccessTokens, Principals],
-  exports: [AuthorizationServers, Principals],
+  providers: [AuthorizationServers, AccessTokens, PrincipalsService],
+  exports: [AuthorizationServers, PrincipalsService],
 })
-export class OAuthCoreModule {}
+export class OAuthModule {}

@@ -8,7 +8,7 @@ import { ApiError } from '../kernel/errors/api-error';
 import { Clock, utcDay } from '../kernel/common/clock';
 import { OAuthSettings, Settings, SETTINGS } from '../kernel/settings/settings';
 import {
-  mayBeKept,
+  mayBeCached,
   NewPrincipalRecord,
   PrincipalChanges,
   PrincipalPosition,
@@ -43,7 +43,7 @@ export function noNewPrincipalText(max: number): string {
  * record's revision, as a key's); a new subject past OAUTH_MAX_PRINCIPALS is refused (403).
  */
 @Injectable()
-export class Principals {
+export class PrincipalsService {
   private readonly oauth?: OAuthSettings;
   private readonly lastTouched = new Map<string, number>();
 
@@ -67,7 +67,7 @@ export class Principals {
    * The caller an access token used on `resource` speaks for. InvalidAccessToken for a token that
    * is not good there or whose principal is disabled; IssuerUnavailable (503) when its issuer's
    * keys cannot be fetched; 403 for a new subject past OAUTH_MAX_PRINCIPALS. `fresh`: read the
-   * principal's record itself, not a kept copy.
+   * principal's record itself, not a cached copy.
    */
   async authenticate(
     token: string,
@@ -85,7 +85,7 @@ export class Principals {
       last_seen_at: now.toISOString(),
     };
     let record = await this.ensure(seen, fresh);
-    if (!record.enabled && !fresh && mayBeKept(record)) record = await this.ensure(seen, true);
+    if (!record.enabled && !fresh && mayBeCached(record)) record = await this.ensure(seen, true);
     if (!record.enabled) throw new InvalidAccessToken('principal disabled');
     // What the no-escalation rule holds it to grows at once, not a minute later.
     if (verified.scopes.some((scope) => !record.scopes?.includes(scope))) {

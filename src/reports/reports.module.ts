@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { KeysModule } from '../subjects';
+import { SubjectsModule } from '../subjects';
 import { LimitsModule } from '../limits';
-import { OAuthCoreModule } from '../oauth';
+import { OAuthModule } from '../oauth';
 import { CatalogReport } from './catalog.report';
 import { ListsReport } from './lists.report';
 import { StatusReport } from './status.report';
@@ -14,7 +14,7 @@ import { UsageTotals } from './usage-totals';
  * plans and the tools' details. It reads the other features, never writes them.
  */
 @Module({
-  imports: [KeysModule, LimitsModule, OAuthCoreModule],
+  imports: [SubjectsModule, LimitsModule, OAuthModule],
   providers: [UsageTotals, StatusReport, ListsReport, CatalogReport],
   exports: [UsageTotals, StatusReport, ListsReport, CatalogReport],
 })

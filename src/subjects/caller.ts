@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestScope } from '../kernel/http/request-scope';
-import type { LimitedKey } from '../limits';
+import type { Payer } from '../limits';
 import type { ApiKeyRecord } from './key.store';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 
@@ -14,7 +14,7 @@ export interface AuthenticatedKey extends Omit<ApiKeyRecord, 'hash' | 'previous_
  * and limits (its record), the token's scopes and expiry. Limits, usage, idempotency and the audit
  * trail treat it as they treat a key.
  */
-export interface AuthenticatedPrincipal extends LimitedKey {
+export interface AuthenticatedPrincipal extends Payer {
   kind: 'principal';
   id: string;
   issuer: string;

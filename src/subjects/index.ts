@@ -15,7 +15,7 @@ export {
   RotateApiKeyInput,
   UpdateApiKeyInput,
 } from './api-keys.dto';
-export { ApiKeysService } from './api-keys.service';
+export { KeysService } from './keys.service';
 export { AuthFailureLimiter } from './auth-failure.limiter';
 export { CurrentCaller } from './caller';
 export type { ApiRequest, AuthenticatedPrincipal, Caller } from './caller';
@@ -26,7 +26,7 @@ export { KEY_NOT_FOUND, KEY_REVOKED, KeyRequestError, badRequest } from './key-r
 export type { KeyUpdate } from './key-request';
 export { KeySearch } from './key-search';
 export type { KeyFilter } from './key-search';
-export { KeyStore, mayBeKept } from './key.store';
+export { KeyStore, mayBeCached } from './key.store';
 export type { ApiKeyRecord, KeyPosition } from './key.store';
 export { PrincipalStore, scopeUnion } from './principal.store';
 export type {
@@ -39,4 +39,4 @@ export { RedisKeyStore } from './redis-key.store';
 export { RedisPrincipalStore } from './redis-principal.store';
 export { SqliteKeyStore } from './sqlite-key.store';
 export { SqlitePrincipalStore } from './sqlite-principal.store';
-export { KeysModule } from './subjects.module';
+export { SubjectsModule } from './subjects.module';

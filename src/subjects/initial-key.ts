@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { privateDir, writePrivateFile } from '../kernel/common/private-files';
 import { join } from 'node:path';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
-import { ApiKeysService } from './api-keys.service';
+import { KeysService } from './keys.service';
 
 export const INITIAL_KEY_FILE = 'initial-api-key';
 
@@ -15,7 +15,7 @@ export class InitialKeyBootstrap implements OnApplicationBootstrap {
   private readonly logger = new Logger('InitialKey');
 
   constructor(
-    private readonly keys: ApiKeysService,
+    private readonly keys: KeysService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 

@@ -31,7 +31,7 @@ export interface ApiKeyRecord {
  * Whether a shared store may have answered this record from a copy kept between calls: its records
  * carry a revision. The embedded store's never do (they are checked against the database on read).
  */
-export function mayBeKept(record: Pick<ApiKeyRecord, 'revision'>): boolean {
+export function mayBeCached(record: Pick<ApiKeyRecord, 'revision'>): boolean {
   return record.revision !== undefined;
 }
 

@@ -105,7 +105,7 @@ export abstract class PrincipalStore {
   abstract deletePrincipal(id: string): Promise<PrincipalRecord | undefined>;
   /**
    * Writes `record` as the principal's, whether or not one is stored (its revision raised): the
-   * record a merge of several made (see Principals' start-up merge).
+   * record a merge of several made (see PrincipalsService's start-up merge).
    */
   abstract putPrincipal(record: PrincipalRecord): Promise<void>;
   /**

@@ -3,7 +3,7 @@ import type { RedisScript } from '../kernel/store/redis/redis.database';
 
 /**
  * A key's own scripts (the record scripts every record shares are RECORD_SCRIPTS). Every script
- * that changes a record raises its `revision` (the call counter compares it with a kept copy's).
+ * that changes a record raises its `revision` (the call counter compares it with a cached copy's).
  * KEYS are prefixed by the client's keyPrefix; ARGV are not.
  */
 export const KEY_SCRIPTS = {

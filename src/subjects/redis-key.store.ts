@@ -16,8 +16,8 @@ import { KEY_SCRIPTS } from './redis-key.scripts';
 const INITIAL_KEY_LOCK_MS = 60_000;
 /** Hashes and records kept by `findKeyByHash` before it starts over. */
 const MAX_KNOWN_HASHES = 10_000;
-/** A kept record is read again after this long, so that its `last_used_at` follows the touches. */
-const KEPT_RECORD_MS = 60_000;
+/** A cached record is read again after this long, so that its `last_used_at` follows the touches. */
+const CACHED_RECORD_MS = 60_000;
 
 const KEY_FIELDS = [
   'id',
@@ -92,7 +92,7 @@ export class RedisKeyStore extends KeyStore {
   /** Key ids by the hash of a secret, as lookups named them (see `findKeyByHash`). */
   private readonly idsByHash = new Map<string, string>();
   /** Records as last read, by key id, until when they may be used (see `findKeyByHash`). */
-  private readonly kept = new Map<string, { record: ApiKeyRecord; until: number }>();
+  private readonly cache = new Map<string, { record: ApiKeyRecord; until: number }>();
 
   /** The next read of a key's record, by id, not yet sent: whoever asks before it goes joins it. */
   private readonly nextRead = new Map<string, Promise<ApiKeyRecord | undefined>>();
@@ -154,9 +154,9 @@ export class RedisKeyStore extends KeyStore {
    * half-way, or one whose hash the record no longer holds, opens nothing.
    *
    * So the id a hash once named may be kept in memory: a secret's hash never names another key.
-   * The record is kept too, with its revision: a call made with a kept record is counted by a
+   * The record is kept too, with its revision: a call made with a cached record is counted by a
    * script that first compares the revision, and counts nothing when the record has changed since
-   * (CallCounter, KeyRecordChanged); a refusal is never made on a kept record (`fresh`). That
+   * (CallCounter, SubjectRecordChanged); a refusal is never made on a cached record (`fresh`). That
    * saves every call but a key's first on this instance two round trips (and, on a Cluster, a
    * second master).
    */
@@ -166,7 +166,7 @@ export class RedisKeyStore extends KeyStore {
   ): Promise<ApiKeyRecord | undefined> {
     const known = this.idsByHash.get(hash);
     if (known !== undefined && !options.fresh) {
-      const kept = this.kept.get(known);
+      const kept = this.cache.get(known);
       if (kept && kept.until > Date.now() && opens(kept.record, hash)) return kept.record;
     }
     const id = known ?? (await redisCall(this.client.get(RedisKeys.hashLookup(hash))));
@@ -177,8 +177,8 @@ export class RedisKeyStore extends KeyStore {
       return undefined;
     }
     // Only hashes and records of live keys are kept, so unknown tokens cannot grow them.
-    if (this.kept.size >= MAX_KNOWN_HASHES) this.kept.clear();
-    this.kept.set(id, { record, until: Date.now() + KEPT_RECORD_MS });
+    if (this.cache.size >= MAX_KNOWN_HASHES) this.cache.clear();
+    this.cache.set(id, { record, until: Date.now() + CACHED_RECORD_MS });
     if (known === undefined) {
       if (this.idsByHash.size >= MAX_KNOWN_HASHES) this.idsByHash.clear();
       this.idsByHash.set(hash, id);
@@ -224,7 +224,7 @@ export class RedisKeyStore extends KeyStore {
   async updateKey(id: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined> {
     const args = updateArguments(changes, encodeField);
     await this.redis.durable((p) => p.tisUpdateRecord(RedisKeys.record(id), ...args));
-    this.kept.delete(id);
+    this.cache.delete(id);
     return this.findKeyById(id);
   }
 
@@ -243,7 +243,7 @@ export class RedisKeyStore extends KeyStore {
       ),
     );
     if (dropped === null) return undefined;
-    this.kept.delete(id);
+    this.cache.delete(id);
     await this.redis.durable((p) => p.set(RedisKeys.hashLookup(rotation.hash), id));
     const steps = dropped.map((hash) =>
       this.redis.durable((p) => p.del(RedisKeys.hashLookup(hash))),
@@ -264,7 +264,7 @@ export class RedisKeyStore extends KeyStore {
     const revoked = await this.redis.durable<number>((p) =>
       p.tisRevokeKey(RedisKeys.record(id), at),
     );
-    this.kept.delete(id);
+    this.cache.delete(id);
     return revoked === 1;
   }
 

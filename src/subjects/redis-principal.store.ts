@@ -13,9 +13,9 @@ import {
 } from './principal.store';
 
 /** Records kept by `ensurePrincipal` before it starts over. */
-const MAX_KEPT = 10_000;
-/** A kept record is read again after this long (as a key's, see RedisKeyStore). */
-const KEPT_RECORD_MS = 60_000;
+const MAX_CACHED_RECORDS = 10_000;
+/** A cached record is read again after this long (as a key's, see RedisKeyStore). */
+const CACHED_RECORD_MS = 60_000;
 /** A lock of `exclusively` lapses this long after its holder last renewed it (every third of it). */
 const LOCK_MS = 30_000;
 /** How often an instance waiting for a lock looks whether it is still held. */
@@ -79,7 +79,7 @@ function decode(fields: Record<string, string>): PrincipalRecord | undefined {
 
 /**
  * The revision a record starts from: the time, so that a principal deleted and seen again never
- * has a revision an instance's kept copy of the deleted one has (the call's count compares them).
+ * has a revision an instance's cached copy of the deleted one has (the call's count compares them).
  */
 function firstRevision(): string {
   return String(Date.now());
@@ -95,7 +95,7 @@ function pairsToObject(flat: string[]): Record<string, string> {
 /** Principals in Redis: a record hash each (in the principal's slot), the ordered index. */
 export class RedisPrincipalStore extends PrincipalStore {
   /** Records as last read, by id, until when they may be used (a key's are kept alike). */
-  private readonly kept = new Map<string, { record: PrincipalRecord; until: number }>();
+  private readonly cache = new Map<string, { record: PrincipalRecord; until: number }>();
 
   constructor(private readonly redis: RedisDatabase) {
     super();
@@ -109,7 +109,7 @@ export class RedisPrincipalStore extends PrincipalStore {
 
   /**
    * The record, inserted when new (one script: two first calls on two instances make one record),
-   * and its entry in the index. A kept copy serves the calls of the next minute: the call's count
+   * and its entry in the index. A cached copy serves the calls of the next minute: the call's count
    * compares its revision with the stored one (RedisCallCounter), as for a key. With `max`, a
    * record not yet stored is inserted only while the index holds fewer (the count and the insert
    * are two steps: instances making first sights at once may each pass it).
@@ -119,7 +119,7 @@ export class RedisPrincipalStore extends PrincipalStore {
     options: { fresh?: boolean; max?: number } = {},
   ): Promise<PrincipalRecord | undefined> {
     if (!options.fresh) {
-      const kept = this.kept.get(seen.id);
+      const kept = this.cache.get(seen.id);
       if (kept && kept.until > Date.now()) return kept.record;
     }
     let record: PrincipalRecord | undefined;
@@ -149,8 +149,11 @@ export class RedisPrincipalStore extends PrincipalStore {
   }
 
   private keep(record: PrincipalRecord): void {
-    if (this.kept.size >= MAX_KEPT) this.kept.clear();
-    this.kept.set(record.id, { record: Object.freeze(record), until: Date.now() + KEPT_RECORD_MS });
+    if (this.cache.size >= MAX_CACHED_RECORDS) this.cache.clear();
+    this.cache.set(record.id, {
+      record: Object.freeze(record),
+      until: Date.now() + CACHED_RECORD_MS,
+    });
   }
 
   async findPrincipal(id: string): Promise<PrincipalRecord | undefined> {
@@ -180,7 +183,7 @@ export class RedisPrincipalStore extends PrincipalStore {
   ): Promise<PrincipalRecord | undefined> {
     const args = updateArguments(changes, encodeField);
     await this.redis.durable((p) => p.tisUpdateRecord(RedisKeys.record(id), ...args));
-    this.kept.delete(id);
+    this.cache.delete(id);
     return this.findPrincipal(id);
   }
 
@@ -201,19 +204,19 @@ export class RedisPrincipalStore extends PrincipalStore {
     );
   }
 
-  /** The kept copy follows, so that the calls of its minute do not write the same scopes again. */
+  /** The cached copy follows, so that the calls of its minute do not write the same scopes again. */
   async addPrincipalScopes(id: string, scopes: string[]): Promise<void> {
     await redisCall(this.client.tisAddScopes(RedisKeys.record(id), ...scopes));
-    const kept = this.kept.get(id);
+    const kept = this.cache.get(id);
     if (kept) {
       const union = [...new Set([...(kept.record.scopes ?? []), ...scopes])].sort();
-      this.kept.set(id, { ...kept, record: Object.freeze({ ...kept.record, scopes: union }) });
+      this.cache.set(id, { ...kept, record: Object.freeze({ ...kept.record, scopes: union }) });
     }
   }
 
   async deletePrincipal(id: string): Promise<PrincipalRecord | undefined> {
     const taken = await this.redis.durable<string[]>((p) => p.tisTakeRecord(RedisKeys.record(id)));
-    this.kept.delete(id);
+    this.cache.delete(id);
     const record = decode(pairsToObject(taken));
     if (record) await redisCall(this.client.zrem(RedisKeys.principalIndex, indexMember(record)));
     return record;
@@ -226,7 +229,7 @@ export class RedisPrincipalStore extends PrincipalStore {
       p.tisPutRecord(RedisKeys.record(record.id), firstRevision(), ...args),
     );
     await redisCall(this.client.zadd(RedisKeys.principalIndex, 0, indexMember(record)));
-    this.kept.delete(record.id);
+    this.cache.delete(record.id);
   }
 
   /**
@@ -252,7 +255,7 @@ export class RedisPrincipalStore extends PrincipalStore {
           const gone = await redisCall(this.client.tisPurgeIdle(RedisKeys.record(id), seenBefore));
           if (gone !== 1) continue;
           purged.push(id);
-          this.kept.delete(id);
+          this.cache.delete(id);
         }
         // Gone now, or an entry whose record was gone already: out of the index.
         await redisCall(this.client.zrem(RedisKeys.principalIndex, members[i]));

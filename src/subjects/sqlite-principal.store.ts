@@ -62,8 +62,8 @@ const toRow = (record: PrincipalRecord): PrincipalRow => {
 export class SqlitePrincipalStore extends PrincipalStore {
   private readonly stmt: Record<string, Database.Statement>;
   /** Records by id, as of `keptAsOf` (see `ensurePrincipal`). */
-  private readonly kept = new Map<string, PrincipalRecord>();
-  private keptAsOf = -1;
+  private readonly cache = new Map<string, PrincipalRecord>();
+  private cacheVersion = -1;
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
@@ -117,11 +117,11 @@ export class SqlitePrincipalStore extends PrincipalStore {
   ): Promise<PrincipalRecord | undefined> {
     return this.sqlite.run(() => {
       const version = this.sqlite.dataVersion();
-      if (version !== this.keptAsOf) {
-        this.kept.clear();
-        this.keptAsOf = version;
+      if (version !== this.cacheVersion) {
+        this.cache.clear();
+        this.cacheVersion = version;
       }
-      const known = this.kept.get(seen.id);
+      const known = this.cache.get(seen.id);
       if (known) return known;
       let row = this.stmt.byId.get(seen.id) as PrincipalRow | undefined;
       if (!row) {
@@ -133,8 +133,8 @@ export class SqlitePrincipalStore extends PrincipalStore {
         row = this.stmt.byId.get(seen.id) as PrincipalRow;
       }
       const record = Object.freeze(toRecord(row));
-      if (this.kept.size >= MAX_CACHED_PRINCIPALS) this.kept.clear();
-      this.kept.set(seen.id, record);
+      if (this.cache.size >= MAX_CACHED_PRINCIPALS) this.cache.clear();
+      this.cache.set(seen.id, record);
       return record;
     });
   }

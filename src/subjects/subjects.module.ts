@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits';
-import { ApiKeysService } from './api-keys.service';
+import { KeysService } from './keys.service';
 import { AuthFailureLimiter } from './auth-failure.limiter';
-import { Challenges } from '../auth';
+import { AuthChallenges } from '../auth';
 import { KeySearch } from './key-search';
 import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-search';
 
@@ -10,12 +10,12 @@ import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-sea
 @Module({
   imports: [LimitsModule],
   providers: [
-    ApiKeysService,
+    KeysService,
     AuthFailureLimiter,
-    Challenges,
+    AuthChallenges,
     KeySearch,
     { provide: SEARCH_BUDGET_TOKEN, useValue: SEARCH_BUDGET },
   ],
-  exports: [ApiKeysService, AuthFailureLimiter, Challenges, KeySearch],
+  exports: [KeysService, AuthFailureLimiter, AuthChallenges, KeySearch],
 })
-export class KeysModule {}
+export class SubjectsModule {}

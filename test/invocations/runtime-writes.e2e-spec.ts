@@ -1,4 +1,4 @@
-import { LongCalls } from '../../src/invocations/long-calls';
+import { LongRunningCalls } from '../../src/invocations/long-running-calls';
 import { SqliteDatabase } from '../../src/kernel/store/sqlite/sqlite.database';
 import { Store } from '../../src/kernel/store/store';
 import { bearer, startApp, TestApp } from '../support/app';
@@ -23,7 +23,7 @@ import { RuntimeToolsModule } from '../support/runtime-tools.module';
       sqlite = t.app.get<Store, SqliteDatabase>(Store);
       // The instance's own timer (lease renewals, sweeps) writes on a clock of its own: stopped, so
       // that only what the requests write is counted.
-      t.app.get(LongCalls).onApplicationShutdown();
+      t.app.get(LongRunningCalls).onApplicationShutdown();
     });
     afterAll(async () => {
       await t.close();

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { Clock } from '../../src/kernel/common/clock';
-import type { BudgetStorage, KeyRateBudget } from '../../src/limits/rate.store';
+import type { BudgetStorage, RateBudget } from '../../src/limits/rate.store';
 import { bearer, startApp, tempDataDir, TestApp, TestAppOptions } from '../support/app';
 import { FakeClock } from '../support/fake-clock';
 import { CLIENT_KINDS, ClientKind, connectHttp } from '../support/mcp-clients';
@@ -296,7 +296,7 @@ describe(`the bucket in the ${usingSharedRedis() ? 'Redis' : 'in-memory'} rate s
 
   /** A new bucket (its own storage key) and a way to draw from it at a given time. */
   function bucket(rate: number, burst: number) {
-    const budget: KeyRateBudget = {
+    const budget: RateBudget = {
       throttler: 'default',
       storageKey: `{key_test${n++}}:rate`,
       windowMs: 1000,

@@ -1,8 +1,8 @@
 import { Body, Module } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../../src/audit/audit.context';
-import { ApiKeysService } from '../../src/subjects/api-keys.service';
-import { KeysModule } from '../../src/subjects/subjects.module';
+import { KeysService } from '../../src/subjects/keys.service';
+import { SubjectsModule } from '../../src/subjects/subjects.module';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
 
 class RevokeSelfInput {}
@@ -17,7 +17,7 @@ class RevokeSelfResult {
  */
 @ToolController()
 class RevokeSelfController {
-  constructor(private readonly keys: ApiKeysService) {}
+  constructor(private readonly keys: KeysService) {}
 
   @Tool({
     name: 'revoke_self',
@@ -32,5 +32,5 @@ class RevokeSelfController {
   }
 }
 
-@Module({ imports: [KeysModule], controllers: [RevokeSelfController] })
+@Module({ imports: [SubjectsModule], controllers: [RevokeSelfController] })
 export class RevokeSelfToolModule {}

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { bearerToken, ApiKeysService, AuthFailureLimiter, mayBeKept } from '../../subjects';
+import { bearerToken, KeysService, AuthFailureLimiter, mayBeCached } from '../../subjects';
 import type { NotAuthenticatedDetail } from '../../auth';
 import type { Caller } from '../../subjects';
-import { Challenges } from '../../auth';
+import { AuthChallenges } from '../../auth';
 import { ApiError } from '../../kernel/errors/api-error';
-import { InvalidAccessToken, Principals } from '../../oauth';
+import { InvalidAccessToken, PrincipalsService } from '../../oauth';
 import { Call, InvocationStep, PipelineStep, STEP_ORDER, StepDecision } from '../call';
 
 /**
@@ -17,10 +17,10 @@ import { Call, InvocationStep, PipelineStep, STEP_ORDER, StepDecision } from '..
 @Injectable()
 export class AuthenticateStep implements InvocationStep {
   constructor(
-    private readonly keys: ApiKeysService,
-    private readonly principals: Principals,
+    private readonly keys: KeysService,
+    private readonly principals: PrincipalsService,
     private readonly failures: AuthFailureLimiter,
-    private readonly challenges: Challenges,
+    private readonly challenges: AuthChallenges,
   ) {}
 
   run(
@@ -40,9 +40,9 @@ export class AuthenticateStep implements InvocationStep {
       throw new ApiError(400, 'Multiple Authorization headers');
     }
     const token = bearerToken(call.authorization[0]);
-    // A kept copy of the caller's record is checked by the count of the call's rate: a call whose
+    // A cached copy of the caller's record is checked by the count of the call's rate: a call whose
     // rate its transport paid meets no such count, and reads the record itself.
-    const fresh = retried || call.ratePaid === true;
+    const fresh = retried || call.rateLimitCounted === true;
     let detail: NotAuthenticatedDetail = 'Invalid API key';
     let caller: Caller | undefined;
     if (token === undefined) {
@@ -55,7 +55,7 @@ export class AuthenticateStep implements InvocationStep {
     } else {
       caller = await this.keys.authenticate(token, { fresh });
     }
-    if (caller) return { caller, keptCaller: !fresh && mayBeKept(caller) };
+    if (caller) return { caller, callerFromCache: !fresh && mayBeCached(caller) };
     await this.failures.recordFailure(call.client);
     throw this.challenges.unauthenticated(detail, call);
   }

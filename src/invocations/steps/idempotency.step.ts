@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../../kernel/errors/api-error';
 import { ToolRegistry } from '../../tools/index';
 import {
-  Claim,
+  IdempotencyEntry,
   IDEMPOTENCY_HEADER,
   IDEMPOTENCY_KEY_PATTERN,
   IdempotencyService,
@@ -20,7 +20,7 @@ import {
 /**
  * A tool call with an Idempotency-Key: replayed when its first answer is kept (not counted against
  * the quota, which comes next), 409 while the first still runs, 422 for the same key with another
- * body, 429 while the key keeps as much as it may; otherwise claimed (Claim), so that the answer is
+ * body, 429 while the key keeps as much as it may; otherwise claimed (an IdempotencyEntry), so that the answer is
  * kept once the tool has run.
  */
 @PipelineStep({ order: STEP_ORDER.idempotency })
@@ -41,7 +41,7 @@ export class IdempotencyStep implements InvocationStep {
     tool: string,
     raw: unknown,
     decided: Readonly<Decisions>,
-  ): Promise<Claim> {
+  ): Promise<IdempotencyEntry> {
     if (typeof raw !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(raw)) {
       throw new ValidationFailed([
         {
@@ -69,7 +69,7 @@ export class IdempotencyStep implements InvocationStep {
         // No eviction: a key that holds as much as it may waits for its oldest answer to expire.
         throw this.idempotency.budgetFull(begun.retryAtMs);
       case 'started':
-        return new Claim(this.idempotency, claim);
+        return new IdempotencyEntry(this.idempotency, claim);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Accounting } from '../../limits';
+import { LimitsService } from '../../limits';
 import { ToolRegistry } from '../../tools/index';
 import {
   Call,
@@ -13,23 +13,23 @@ import {
 
 /**
  * One call against the key's rate budget, shared by every route and transport: 429 past it. What
- * it costs is Accounting's to decide (with the quota, when nothing stands between them).
+ * it costs is LimitsService's to decide (with the quota, when nothing stands between them).
  */
 @PipelineStep({ order: STEP_ORDER.rateLimit })
 @Injectable()
 export class RateLimitStep implements InvocationStep {
   constructor(
-    private readonly accounting: Accounting,
+    private readonly accounting: LimitsService,
     private readonly registry: ToolRegistry,
   ) {}
 
   run(call: Call, decided: Readonly<Decisions>): Promise<StepDecision> {
-    return this.accounting.open(callerOf(decided), {
+    return this.accounting.chargeRate(callerOf(decided), {
       tool: call.tool,
       cost: call.tool === undefined ? undefined : this.registry.get(call.tool)?.runtime.cost,
       // The idempotency step stands between the rate and the quota: the quota waits for it.
       idempotent: call.idempotencyKey !== undefined,
-      ratePaid: call.ratePaid === true,
+      rateLimitCounted: call.rateLimitCounted === true,
       admitted: call.tool === undefined || decided.ticket !== undefined,
     });
   }

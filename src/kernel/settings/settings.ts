@@ -65,10 +65,10 @@ export interface Settings {
   /** Browser origins allowed to call the API (CORS); `*` allows any; none by default. */
   corsOrigins: string[];
   /**
-   * MCP's hot messages answered by the lean path in front of the SDK's entry (MCP_LEAN_PATH);
+   * MCP's hot messages answered by the fast path in front of the SDK's entry (MCP_LEAN_PATH);
    * false sends every request to the SDK (the same answers, slower).
    */
-  mcpLeanPath: boolean;
+  mcpFastPath: boolean;
   /** The HTTP framework under Nest (HTTP_ADAPTER): the same contract on either. */
   httpAdapter: 'express' | 'fastify';
   /** CONFIG_FILE's `tools:` section: per tool, what the operator overrides of its runtime. */
@@ -203,7 +203,7 @@ export function loadSettings(env: Environment): Settings {
     mcpAllowedOrigins: parsed.MCP_ALLOWED_ORIGINS,
     corsOrigins: parsed.CORS_ORIGINS,
     httpAdapter: parsed.HTTP_ADAPTER,
-    mcpLeanPath: parsed.MCP_LEAN_PATH,
+    mcpFastPath: parsed.MCP_LEAN_PATH,
     toolOverrides: toolOverridesFromFile(configFile, configDocument),
     invocations: {
       leaseMs: parsed.INVOCATION_LEASE_MS,

@@ -12,12 +12,12 @@ import { RuntimeVersionCheck } from './checks/runtime-version.check';
 import { StoreCheck } from './checks/store.check';
 import { OAuthIssuersCheck } from './checks/oauth-issuers.check';
 import { OAuthPrincipalsCheck } from './checks/oauth-principals.check';
-import { OAuthCoreModule } from '../../oauth';
+import { OAuthModule } from '../../oauth';
 import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
 
 @Module({
-  imports: [DiscoveryModule, ConfigurationModule, OAuthCoreModule],
+  imports: [DiscoveryModule, ConfigurationModule, OAuthModule],
   controllers: [DoctorController],
   providers: [
     DoctorService,

@@ -1,13 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Command, Option } from 'commander';
 import { CLI_ACTOR } from '../../audit';
-import {
-  toView,
-  MAX_GRACE_SECONDS,
-  ApiKeysService,
-  KeyRequestError,
-  KeyUpdate,
-} from '../../subjects';
+import { toView, MAX_GRACE_SECONDS, KeysService, KeyRequestError, KeyUpdate } from '../../subjects';
 import { SCOPE_TEMPLATES } from '../../auth';
 import { plural } from '../../kernel/common/text';
 import { HISTORY_MAX_DAYS, QuotaService, usageView } from '../../limits';
@@ -55,7 +49,7 @@ export function addKeyCommands(
           .map((s) => s.trim())
           .filter(Boolean);
         const { key, record } = await withContext((app) =>
-          app.get(ApiKeysService).create(
+          app.get(KeysService).create(
             {
               name: opts.name,
               scopes,
@@ -83,7 +77,7 @@ export function addKeyCommands(
     .option('--json', 'print a JSON array')
     .action(async (opts: { json?: boolean }) => {
       const views = await withContext(async (app) =>
-        (await app.get(ApiKeysService).list()).map((r) => toView(r)),
+        (await app.get(KeysService).list()).map((r) => toView(r)),
       );
       if (opts.json) return out(line`${JSON.stringify(views)}`);
       if (!views.length) return out(line`No keys.`);
@@ -99,7 +93,7 @@ export function addKeyCommands(
     .command('revoke <id>')
     .description('Revoke a key: from now on it gets 401')
     .action(async (id: string) => {
-      const revoked = await withContext((app) => app.get(ApiKeysService).revoke(id, CLI_ACTOR));
+      const revoked = await withContext((app) => app.get(KeysService).revoke(id, CLI_ACTOR));
       if (!revoked) throw notFound(id);
       out(line`Revoked ${id}.`);
     });
@@ -110,7 +104,7 @@ export function addKeyCommands(
     .option('--json', 'print one JSON object')
     .action(async (id: string, opts: { json?: boolean }) => {
       const view = await withContext(async (app) => {
-        const keys = app.get(ApiKeysService);
+        const keys = app.get(KeysService);
         const record = await keys.find(id);
         return record && toView(record, keys.now());
       });
@@ -157,7 +151,7 @@ export function addKeyCommands(
           enabled: opts.enable ? true : opts.disable ? false : undefined,
         };
         const view = await withContext(async (app) => {
-          const keys = app.get(ApiKeysService);
+          const keys = app.get(KeysService);
           const target = await keys.find(id);
           if (!target) throw notFound(id);
           if (target.revoked_at) throw new KeyRequestError(`API key is revoked: ${id}`);
@@ -183,7 +177,7 @@ export function addKeyCommands(
     .option('--json', 'print one JSON object')
     .action(async (id: string, opts: { graceSeconds: number; json?: boolean }) => {
       const rotated = await withContext(async (app) => {
-        const keys = app.get(ApiKeysService);
+        const keys = app.get(KeysService);
         const target = await keys.find(id);
         if (!target) throw notFound(id);
         if (target.revoked_at) throw new KeyRequestError(`API key is revoked: ${id}`);
@@ -209,7 +203,7 @@ export function addKeyCommands(
     .option('--json', 'print one JSON object')
     .action(async (id: string, opts: { days: number; json?: boolean }) => {
       const usage = await withContext(async (app) => {
-        const target = await app.get(ApiKeysService).find(id);
+        const target = await app.get(KeysService).find(id);
         if (!target) throw notFound(id);
         return usageView(app.get(QuotaService), target, opts.days);
       });

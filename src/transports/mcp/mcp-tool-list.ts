@@ -9,7 +9,7 @@ import { RegisteredTool, ToolRegistry } from '../../tools/index';
 /** Where a tool's cost to the caller is in tools/list: each tool's `_meta`. */
 export const COST_META = 'io.tis/cost';
 /** Lists made for callers of one plan and scopes, kept before the oldest is forgotten. */
-const MAX_KEPT_LISTS = 1000;
+const MAX_CACHED_LISTS = 1000;
 
 /** `word_count` -> `Word count`: a tool's title when it gives none. */
 function titleOf(name: string): string {
@@ -48,7 +48,7 @@ function describeTool(tool: RegisteredTool, cost: number): Tool {
  */
 @Injectable()
 export class McpToolList {
-  private readonly kept = new Map<string, { tools: Tool[] }>();
+  private readonly cache = new Map<string, { tools: Tool[] }>();
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -59,7 +59,7 @@ export class McpToolList {
     const plan = caller?.plan ?? this.settings.defaultPlan;
     const scopes = caller?.scopes ?? ['services:execute'];
     const at = `${plan} ${scopes.join(' ')}`;
-    let listed = this.kept.get(at);
+    let listed = this.cache.get(at);
     if (!listed) {
       listed = {
         tools: this.registry
@@ -70,9 +70,9 @@ export class McpToolList {
             describeTool(tool, toolCost(this.settings, plan, tool.name, tool.runtime.cost)),
           ),
       };
-      if (this.kept.size >= MAX_KEPT_LISTS)
-        this.kept.delete(this.kept.keys().next().value as string);
-      this.kept.set(at, listed);
+      if (this.cache.size >= MAX_CACHED_LISTS)
+        this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(at, listed);
     }
     return listed;
   }

@@ -7,15 +7,15 @@ import {
   ANY_TOOL_SCOPE,
   hasScope,
   toolScope,
-  Challenges,
+  AuthChallenges,
 } from '../../auth';
 import { CurrentCaller } from '../../subjects';
 import type { ApiRequest, Caller } from '../../subjects';
 import { requestLogFields } from '../../kernel/http/request-log';
 import { HttpExchange } from '../../kernel/http/http-exchange';
-import { CountsOwnRate, CallControl } from '../../invocations';
+import { CountsOwnRateLimit, CallControl } from '../../invocations';
 import type { ToolCaller } from '../../invocations';
-import { Accounting } from '../../limits';
+import { LimitsService } from '../../limits';
 import { ToolRegistry } from '../../tools/index';
 import { isPlainObject } from '../../kernel/common/plain-object';
 import {
@@ -29,7 +29,7 @@ import {
 } from './mcp-messages';
 import { McpCancels } from './mcp.cancels';
 import { McpHttpEntry } from './mcp.http';
-import { McpLeanPath } from './mcp.lean';
+import { McpFastPath } from './mcp.fast-path';
 
 export const MCP_PATH = 'mcp';
 
@@ -37,8 +37,8 @@ export const MCP_PATH = 'mcp';
  * `POST /mcp`: MCP over Streamable HTTP, stateless, both eras (2026-07-28 and the 2025 revisions).
  * Every request is authenticated by the global guard and needs `services:execute`. Every JSON-RPC
  * message of the POST, notifications included, counts once against the key's rate limit, all or
- * nothing, before any runs (Accounting.prepay: a batch of 100 is 100 messages); a POST of one
- * tools/call that the lean path answers counts it in the call's own rate step, with its credits
+ * nothing, before any runs (LimitsService.countMessages: a batch of 100 is 100 messages); a POST of one
+ * tools/call that the fast path answers counts it in the call's own rate step, with its credits
  * (one round trip on Redis besides the key's read, as REST). A batch
  * with two requests of one id, and a message with an oversized `_meta`, are refused whole before
  * anything runs (mcp-messages.ts). The tools/calls of a batch run one after the other, each
@@ -50,11 +50,11 @@ export const MCP_PATH = 'mcp';
 export class McpController {
   constructor(
     private readonly entry: McpHttpEntry,
-    private readonly lean: McpLeanPath,
-    private readonly accounting: Accounting,
+    private readonly lean: McpFastPath,
+    private readonly accounting: LimitsService,
     private readonly exchange: HttpExchange,
     private readonly cancels: McpCancels,
-    private readonly challenges: Challenges,
+    private readonly challenges: AuthChallenges,
     private readonly registry: ToolRegistry,
   ) {}
 
@@ -62,7 +62,7 @@ export class McpController {
   @Scopes([ANY_TOOL_SCOPE])
   @BearerErrorCodes()
   @OAuthResource('mcp')
-  @CountsOwnRate()
+  @CountsOwnRateLimit()
   async handle(
     @CurrentCaller() key: Caller,
     @Req() req: ApiRequest,
@@ -84,7 +84,7 @@ export class McpController {
     const nodeReq = this.exchange.nodeRequest(req);
     const lean = messages.length === 1 ? this.lean.take(req.body, nodeReq.headers) : undefined;
     const refused = oversizedMeta(messages) ?? malformedInitialize(req.body);
-    // One tools/call that the lean path answers counts its rate with its credits, in one step of
+    // One tools/call that the fast path answers counts its rate with its credits, in one step of
     // the store, as a REST call does. Any other POST pays every message's rate before any runs,
     // all or none (over HTTP a refusal is the POST's 429); one of no message at all (an empty
     // batch, a bare value) still costs one.
@@ -92,7 +92,7 @@ export class McpController {
     if (!ownRate) {
       this.exchange.setHeaders(
         reply,
-        await this.accounting.prepay(key, Math.max(1, messages.length)),
+        await this.accounting.countMessages(key, Math.max(1, messages.length)),
       );
     }
     if (refused) return this.refuse(req, reply, refused);
@@ -107,7 +107,7 @@ export class McpController {
       authorization,
       client: req.ip ?? 'unknown',
       requestId: req.id,
-      ratePaid: !ownRate,
+      rateLimitCounted: !ownRate,
       // The POST's own authentication serves its first call; each later one authenticates again.
       caller: calls++ === 0 ? key : undefined,
       // A call's quota headers (and, counting its own rate, its rate headers) are the answer's.

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { InvocationModule } from '../../invocations';
-import { KeysModule } from '../../subjects';
+import { SubjectsModule } from '../../subjects';
 import { LimitsModule } from '../../limits';
 import { McpController } from './mcp.controller';
 import { McpHttpEntry } from './mcp.http';
-import { McpLeanPath } from './mcp.lean';
+import { McpFastPath } from './mcp.fast-path';
 import { McpServerFactory } from './mcp.server';
 import { McpTools } from './mcp.tools';
 import { McpCancels } from './mcp.cancels';
@@ -17,12 +17,12 @@ import { McpToolList } from './mcp-tool-list';
   providers: [McpTools, McpServerFactory, McpTasks, McpToolList],
   exports: [McpServerFactory, McpTools, InvocationModule],
 })
-export class McpCoreModule {}
+export class McpModule {}
 
 /** `POST /mcp`: MCP over Streamable HTTP (its Origin check is at the front door: mcp-origin.ts). */
 @Module({
-  imports: [McpCoreModule, LimitsModule, KeysModule],
-  providers: [McpHttpEntry, McpLeanPath, McpCancels],
+  imports: [McpModule, LimitsModule, SubjectsModule],
+  providers: [McpHttpEntry, McpFastPath, McpCancels],
   controllers: [McpController],
 })
-export class McpModule {}
+export class McpHttpModule {}

@@ -40,7 +40,7 @@ async function admit(app: INestApplicationContext, token: string): Promise<void>
     await app.get(InvocationPipeline).check({
       ...stdioCaller(token),
       // Admitting the key is not a call: nothing is charged.
-      ratePaid: true,
+      rateLimitCounted: true,
       scopes: [ANY_TOOL_SCOPE],
       bearerErrorCodes: false,
     });

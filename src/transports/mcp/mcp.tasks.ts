@@ -7,7 +7,7 @@ import {
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { IdempotencyService } from '../../idempotency';
 import type { CallIo, InvocationRecord } from '../../invocations';
-import { INVOCATION_KEEP_MS, LongCalls, newInvocationId } from '../../invocations';
+import { INVOCATION_KEEP_MS, LongRunningCalls, newInvocationId } from '../../invocations';
 import { Settings, SETTINGS } from '../../kernel/settings/settings';
 import type { RegisteredTool } from '../../tools/index';
 import { isPlainObject } from '../../kernel/common/plain-object';
@@ -67,7 +67,7 @@ function taskStatus(record: InvocationRecord): string {
 @Injectable()
 export class McpTasks {
   constructor(
-    private readonly calls: LongCalls,
+    private readonly calls: LongRunningCalls,
     private readonly idempotency: IdempotencyService,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}

@@ -13,7 +13,7 @@ import {
   ToolCaller,
   ToolInvoker,
 } from '../../invocations';
-import type { AnswerFacts } from '../../invocations';
+import type { CallResponse } from '../../invocations';
 import type { QuotaState } from '../../limits';
 import { ToolRegistry } from '../../tools/index';
 import { echoedName } from '../../kernel/validation/issues';
@@ -58,7 +58,7 @@ function withQuota(result: CallToolResult, quota: QuotaState | undefined): CallT
     remaining: quota.monthly.remaining,
     resets_at: quota.monthly.resetsAt.toISOString(),
   };
-  // `_meta` first, where the SDK's own parse of a result puts it (the lean path writes the same).
+  // `_meta` first, where the SDK's own parse of a result puts it (the fast path writes the same).
   return {
     _meta: {
       [QUOTA_META]: {
@@ -84,7 +84,7 @@ function unknownTool(name: string): ProtocolError {
 
 /**
  * The tools as MCP serves them, for every way MCP is answered (the SDK's entry over HTTP and stdio,
- * and the lean path in front of it): `tools/list` from the registry, sorted by name and built once;
+ * and the fast path in front of it): `tools/list` from the registry, sorted by name and built once;
  * `tools/call` through the same runtime as REST (ToolInvoker), its refusals and failures turned
  * into `isError` results with REST's detail text, an unknown tool a -32602 error.
  */
@@ -139,7 +139,7 @@ export class McpTools {
       throw tasksRequired();
     }
     let quota: QuotaState | undefined;
-    const onAnswer = (answer: AnswerFacts) => {
+    const onAnswer = (answer: CallResponse) => {
       quota = answer.quota;
       caller.onAnswer?.(answer);
     };

@@ -25,7 +25,7 @@ import {
   invocationView,
   InvocationView,
   isFinished,
-  LongCalls,
+  LongRunningCalls,
 } from '../../invocations';
 import { queryChoice, queryInts } from '../../kernel/validation/query';
 
@@ -42,7 +42,7 @@ export const INVOCATION_NOT_FOUND = 'Invocation not found';
 @ApiErrors(...KEYED_ERRORS)
 @Controller(INVOCATIONS_PATH.slice(1))
 export class InvocationsController {
-  constructor(private readonly calls: LongCalls) {}
+  constructor(private readonly calls: LongRunningCalls) {}
 
   /** The caller's own calls, newest first, a page at a time (`Link` to the next). */
   @Get()

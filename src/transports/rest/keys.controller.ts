@@ -31,7 +31,7 @@ import type { ApiKeyRecord, Caller } from '../../subjects';
 import { invalidQueryValue, queryInts } from '../../kernel/validation/query';
 import {
   toView,
-  ApiKeysService,
+  KeysService,
   badRequest,
   KEY_NOT_FOUND,
   KEY_REVOKED,
@@ -60,9 +60,9 @@ const MAX_PAGE = 1000;
 @ApiBearerAuth()
 @ApiErrors(...KEYED_ERRORS)
 @Controller('api/v1/auth')
-export class AuthController {
+export class KeysController {
   constructor(
-    private readonly keys: ApiKeysService,
+    private readonly keys: KeysService,
     private readonly quota: QuotaService,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly catalog: ToolCatalog,

@@ -23,7 +23,12 @@ import { ApiError, ValidationFailed } from '../../kernel/errors/api-error';
 import type { ReplyControl } from '../../kernel/http/plumbing';
 import { planNamed, Settings, SETTINGS } from '../../kernel/settings/settings';
 import { invalidQueryValue, queryInts } from '../../kernel/validation/query';
-import { Principals, DeletedPrincipal, PrincipalView, UpdatePrincipalInput } from '../../oauth';
+import {
+  PrincipalsService,
+  DeletedPrincipal,
+  PrincipalView,
+  UpdatePrincipalInput,
+} from '../../oauth';
 
 export const PRINCIPALS_PATH = '/api/v1/auth/principals';
 const MAX_PAGE = 1000;
@@ -65,7 +70,7 @@ function toView(
 @Controller(PRINCIPALS_PATH.slice(1))
 export class PrincipalsController {
   constructor(
-    private readonly principals: Principals,
+    private readonly principals: PrincipalsService,
     private readonly quota: QuotaService,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly catalog: ToolCatalog,

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../../limits';
 import { AuditController } from './audit.controller';
-import { AuthController } from './keys.controller';
+import { KeysController } from './keys.controller';
 import { UsageController } from './usage.controller';
-import { KeysModule } from '../../subjects';
+import { SubjectsModule } from '../../subjects';
 import { PrincipalsController } from './principals.controller';
-import { PrincipalUpkeep, OAuthCoreModule } from '../../oauth';
+import { PrincipalUpkeep, OAuthModule } from '../../oauth';
 import { ProtectedResourceController } from './protected-resource.controller';
 import { InvocationsController } from './invocations.controller';
 import { HealthModule } from '../../health';
@@ -24,26 +24,26 @@ import { AdminCatalogController } from './admin-catalog.controller';
  * request are steps of the invocation pipeline (src/invocations/).
  */
 @Module({
-  imports: [KeysModule, LimitsModule],
-  controllers: [AuthController, UsageController, AuditController],
-  exports: [KeysModule],
+  imports: [SubjectsModule, LimitsModule],
+  controllers: [KeysController, UsageController, AuditController],
+  exports: [SubjectsModule],
 })
-export class AuthModule {}
+export class KeysRoutesModule {}
 
 /**
  * The service as an OAuth protected resource (docs/oauth.md): the RFC 9728 metadata documents,
  * the operators' routes about principals, and the principals' upkeep (merge, idle purge). Off (404s, no challenge parameters) until OAUTH_ISSUERS.
  */
 @Module({
-  imports: [OAuthCoreModule, LimitsModule],
+  imports: [OAuthModule, LimitsModule],
   controllers: [ProtectedResourceController, PrincipalsController],
   providers: [PrincipalUpkeep],
 })
-export class OAuthModule {}
+export class OAuthRoutesModule {}
 
 /** The REST routes of long-running calls: the server's only (the stdio server has no HTTP). */
 @Module({ controllers: [InvocationsController] })
-export class InvocationsHttpModule {}
+export class InvocationsRoutesModule {}
 
 /** The REST routes of HealthModule, mounted by the server where it mounts HealthModule. */
 @Module({ imports: [HealthModule], controllers: [HealthController] })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Principals } from '../../../oauth';
+import { PrincipalsService } from '../../../oauth';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
 
 /** From this share of OAUTH_MAX_PRINCIPALS on, the check warns. */
@@ -15,7 +15,7 @@ const WARN_AT = 0.8;
 export class OAuthPrincipalsCheck implements HealthCheck {
   readonly name = 'oauth_principals';
 
-  constructor(private readonly principals: Principals) {}
+  constructor(private readonly principals: PrincipalsService) {}
 
   async run(): Promise<CheckOutcome> {
     const occupancy = await this.principals.occupancy();

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditActor, SYSTEM_ACTOR, AuditService } from '../audit';
 import { Clock } from '../kernel/common/clock';
 import { planNamed, Settings, SETTINGS } from '../kernel/settings/settings';
-import { ApiKeyRecord, KeyStore, mayBeKept } from './key.store';
+import { ApiKeyRecord, KeyStore, mayBeCached } from './key.store';
 import {
   API_KEY_PATTERN,
   displayPrefix,
@@ -45,7 +45,7 @@ function granted(record: ApiKeyRecord): Record<string, unknown> {
 }
 
 @Injectable()
-export class ApiKeysService {
+export class KeysService {
   private readonly lastTouched = new Map<string, number>();
   /** The key each record the store hands out again (frozen: SQLite's, from memory) stands for. */
   private readonly keyOfRecord = new WeakMap<ApiKeyRecord, AuthenticatedKey>();
@@ -228,7 +228,7 @@ export class ApiKeysService {
     if (!API_KEY_PATTERN.test(token)) return undefined;
     const hash = hashApiKey(token);
     let record = await this.store.findKeyByHash(hash, { fresh });
-    if (record && !fresh && mayBeKept(record) && !opens(record, hash, now)) {
+    if (record && !fresh && mayBeCached(record) && !opens(record, hash, now)) {
       record = await this.store.findKeyByHash(hash, { fresh: true });
     }
     if (!record || !opens(record, hash, now)) return undefined;

@@ -20,8 +20,8 @@ import { LogFields, McpTools, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.to
 /** The MCP revision of the per-request envelope this service serves. */
 export const MODERN_REVISION = '2026-07-28';
 
-/** What the lean path needs of the POST it answers. */
-export interface LeanScope {
+/** What the fast path needs of the POST it answers. */
+export interface FastPathScope {
   caller: () => ToolCaller;
   /** Who sent the POST: its tools/list shows what it may call. */
   who: Caller;
@@ -32,14 +32,14 @@ export interface LeanScope {
   track: (requestId: string | number, control: CallControl) => () => void;
 }
 
-/** An answer the lean path wrote for the SDK: its HTTP status and JSON body. */
-export interface LeanAnswer {
+/** An answer the fast path wrote for the SDK: its HTTP status and JSON body. */
+export interface FastPathAnswer {
   status: number;
   body: string;
 }
 
-/** A message the lean path answers: which era, which method, with what. */
-export type LeanMessage =
+/** A message the fast path answers: which era, which method, with what. */
+export type FastPathMessage =
   | { era: 'modern' | 'legacy'; id: string | number; method: 'tools/list' }
   | { era: 'modern' | 'legacy'; id: string | number; method: 'tools/call'; params: ToolCallParams };
 
@@ -60,7 +60,7 @@ function acceptsBoth(accept: string | undefined): boolean {
 }
 
 /**
- * The client's capabilities, where the lean path can tell the SDK would take them as they are:
+ * The client's capabilities, where the fast path can tell the SDK would take them as they are:
  * roots and extensions only, each of the simple shape the schema states; the tasks extension (a
  * call that may become a task) is the SDK's path's.
  */
@@ -91,7 +91,7 @@ function plainClientInfo(value: unknown): boolean {
 }
 
 /**
- * The request's `_meta` as the lean path takes it: none, or plain, with no progress token (a
+ * The request's `_meta` as the fast path takes it: none, or plain, with no progress token (a
  * request that asks for progress is answered as SSE, by the SDK) and, when `modern`, the 2026-07-28
  * envelope exactly as the SDK would accept it, and no other reserved key (a log level, ...).
  */
@@ -122,12 +122,12 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 }
 
 /**
- * A POST the lean path answers: one JSON-RPC request, `tools/call` or `tools/list`, whose every
+ * A POST the fast path answers: one JSON-RPC request, `tools/call` or `tools/list`, whose every
  * part is as the SDK's entry would take it without a word of its own: its era told as the SDK
  * tells it (the envelope in `_meta`, else 2025), the 2026-07-28 headers equal to the body, the
  * 2025 transport's media types. Anything else is undefined: the SDK answers it.
  */
-function recognize(body: unknown, headers: IncomingHttpHeaders): LeanMessage | undefined {
+function recognize(body: unknown, headers: IncomingHttpHeaders): FastPathMessage | undefined {
   if (!isPlainObject(body) || body.jsonrpc !== '2.0') return;
   const { id, method } = body;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return;
@@ -161,14 +161,14 @@ function recognize(body: unknown, headers: IncomingHttpHeaders): LeanMessage | u
 }
 
 /**
- * The lean path in front of the SDK's entry, for the hot messages of both eras (`tools/call` and
+ * The fast path in front of the SDK's entry, for the hot messages of both eras (`tools/call` and
  * `tools/list`): the same tools (McpTools), the same result, written as the SDK writes it, byte
- * for byte (the differential spec, test/mcp/mcp-lean.e2e-spec.ts, holds it to that), without a
+ * for byte (the differential spec, test/mcp/mcp-fast-path.e2e-spec.ts, holds it to that), without a
  * server, a transport, Web Request and Response objects and a zod parse of every message per
  * request. Whatever it does not recognize goes to the SDK unchanged (recognize).
  */
 @Injectable()
-export class McpLeanPath {
+export class McpFastPath {
   /** `MCP_LEAN_PATH=false` sends every request to the SDK (the differential spec compares both). */
   readonly enabled: boolean;
   private readonly serverInfo: { name: string; version: string };
@@ -177,16 +177,16 @@ export class McpLeanPath {
     private readonly tools: McpTools,
     @Inject(SETTINGS) settings: Settings,
   ) {
-    this.enabled = settings.mcpLeanPath;
+    this.enabled = settings.mcpFastPath;
     this.serverInfo = { name: SERVER_NAME, version: settings.version };
   }
 
-  /** The POST's one message, when the lean path answers it; undefined, the SDK is to. */
-  take(body: unknown, headers: IncomingHttpHeaders): LeanMessage | undefined {
+  /** The POST's one message, when the fast path answers it; undefined, the SDK is to. */
+  take(body: unknown, headers: IncomingHttpHeaders): FastPathMessage | undefined {
     if (!this.enabled) return;
     const message = recognize(body, headers);
     // A 2026-07-28 call of a tool that always runs in the background is refused by the SDK's
-    // entry (-32021, the client did not declare tasks): its answer, not the lean path's.
+    // entry (-32021, the client did not declare tasks): its answer, not the fast path's.
     if (message?.method === 'tools/call' && message.era === 'modern') {
       if (this.tools.runsInBackground(message.params.name)) return;
     }
@@ -198,13 +198,13 @@ export class McpLeanPath {
    * tool, arguments within the depth limit), so that its rate may be counted there with its
    * credits, in one step of the store, as a REST call's.
    */
-  reachesRateStep(message: LeanMessage): boolean {
+  reachesRateStep(message: FastPathMessage): boolean {
     if (message.method !== 'tools/call' || !this.tools.knows(message.params.name)) return false;
     return !nestedDeeperThan(message.params.arguments, MAX_BODY_DEPTH);
   }
 
   /** The answer to the message `take` returned. */
-  async answer(message: LeanMessage, scope: LeanScope): Promise<LeanAnswer> {
+  async answer(message: FastPathMessage, scope: FastPathScope): Promise<FastPathAnswer> {
     if (message.method === 'tools/list') {
       return this.result(message, this.tools.list(scope.who), {
         ttlMs: TOOLS_LIST_TTL_MS,
@@ -244,10 +244,10 @@ export class McpLeanPath {
    * hints, then `serverInfo`, after the handler's own fields.
    */
   private result(
-    message: LeanMessage,
+    message: FastPathMessage,
     fields: object & { _meta?: object },
     cache: object = {},
-  ): LeanAnswer {
+  ): FastPathAnswer {
     const result =
       message.era === 'modern'
         ? {
@@ -261,7 +261,7 @@ export class McpLeanPath {
   }
 
   /** An error of the call, in-band, as the SDK's dispatch writes it. */
-  private error(id: string | number, error: unknown): LeanAnswer {
+  private error(id: string | number, error: unknown): FastPathAnswer {
     const detail =
       error instanceof ProtocolError
         ? {

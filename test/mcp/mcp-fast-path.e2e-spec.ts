@@ -6,7 +6,7 @@ import { bearer, startApp, TestApp, tempDataDir } from '../support/app';
 import { FakeClock } from '../support/fake-clock';
 
 /**
- * The lean path in front of the SDK's entry (src/transports/mcp/mcp.lean.ts) against the SDK's entry alone
+ * The fast path in front of the SDK's entry (src/transports/mcp/mcp.fast-path.ts) against the SDK's entry alone
  * (MCP_LEAN_PATH=false), request for request: the same status, the headers the contract names and
  * the same body, byte for byte. Both apps share one store; each request goes to each app with a
  * fresh key of the same settings, so that its counters read alike.
@@ -129,7 +129,7 @@ const CASES: Case[] = [
     ...modernCall('greet', { name: 'A' }, { 'io.modelcontextprotocol/clientInfo': 'me' }),
   },
   {
-    name: 'capabilities the lean path leaves to the SDK',
+    name: 'capabilities the fast path leaves to the SDK',
     ...modernCall(
       'greet',
       { name: 'A' },
@@ -245,7 +245,7 @@ function facts(res: Response) {
   };
 }
 
-describe('MCP: the lean path answers as the SDK entry does (e2e, differential)', () => {
+describe('MCP: the fast path answers as the SDK entry does (e2e, differential)', () => {
   // Still: both keys' rate buckets hold exactly what their calls left, however slow the machine.
   const clock = new FakeClock(new Date());
   const configure = (b: TestingModuleBuilder) => b.overrideProvider(Clock).useValue(clock);
@@ -284,7 +284,7 @@ describe('MCP: the lean path answers as the SDK entry does (e2e, differential)',
     }
   });
 
-  it('takes the lean path for the hot messages of both eras, and the SDK for the rest', async () => {
+  it('takes the fast path for the hot messages of both eras, and the SDK for the rest', async () => {
     const servers = jest.spyOn(lean.app.get(McpServerFactory), 'create');
     try {
       const key = await lean.createKey({ scope_template: 'standard', plan: 'pro' });

@@ -48,7 +48,7 @@ interface Running {
  * for SHUTDOWN_DRAIN_MS, then are stopped and marked failed, those still queued refunded.
  */
 @Injectable()
-export class LongCalls
+export class LongRunningCalls
   implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   readonly instance = randomBytes(8).toString('hex');

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../kernel/errors/api-error';
-import type { LimitedKey } from './key-limits';
+import type { Payer } from './key-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
 import type { QuotaCharge } from './usage.store';
 import { quotaHeaders, QuotaService, QuotaState } from './quota.service';
@@ -16,7 +16,7 @@ export interface Chargeable {
   /** An Idempotency-Key stands between the rate limit and the quota (a replay is not charged). */
   idempotent: boolean;
   /** Its rate budget already paid by its transport (every message of an MCP POST). */
-  ratePaid: boolean;
+  rateLimitCounted: boolean;
   /**
    * The tool has a slot or a place in its queue for it (admission): false, the call is refused at
    * capacity after its rate is counted, and its quota must not be.
@@ -25,13 +25,13 @@ export interface Chargeable {
 }
 
 /**
- * What a call has been charged so far, as Accounting recorded it: made by Accounting only, never
+ * What a call has been charged so far, as LimitsService recorded it: made by LimitsService only, never
  * changed (a further charge is a new Charge), so that what a step decided is what the next reads.
  */
 export class Charge {
-  /** @internal Made by Accounting. */
+  /** @internal Made by LimitsService. */
   constructor(
-    readonly key: LimitedKey,
+    readonly key: Payer,
     readonly tool: string | undefined,
     /** The credits: not a tool call (none), still to charge (due), or charged. */
     readonly quota: 'none' | 'due' | 'counted',
@@ -53,7 +53,7 @@ export class Charge {
  * count. A call refused at capacity is charged its rate only.
  */
 @Injectable()
-export class Accounting {
+export class LimitsService {
   constructor(
     private readonly limiter: KeyRateLimiter,
     private readonly quota: QuotaService,
@@ -63,15 +63,15 @@ export class Accounting {
    * Charges a call against its key's rate budget (429 when spent), and, when nothing stands between
    * them, a tool call against its credits in the same step (402 when they do not cover it).
    */
-  async open(key: LimitedKey, call: Chargeable): Promise<{ charge: Charge; headers: Headers }> {
+  async chargeRate(key: Payer, call: Chargeable): Promise<{ charge: Charge; headers: Headers }> {
     const tool = call.tool;
     if (tool === undefined) {
-      const headers = call.ratePaid ? {} : (await this.limiter.consume(key)).headers;
+      const headers = call.rateLimitCounted ? {} : (await this.limiter.consume(key)).headers;
       return { charge: new Charge(key, tool, 'none'), headers };
     }
     const credits = this.quota.charge(key, tool, call.cost ?? 1);
-    if (call.ratePaid || call.idempotent || call.admitted === false) {
-      const headers = call.ratePaid ? {} : (await this.limiter.consume(key)).headers;
+    if (call.rateLimitCounted || call.idempotent || call.admitted === false) {
+      const headers = call.rateLimitCounted ? {} : (await this.limiter.consume(key)).headers;
       return { charge: new Charge(key, tool, 'due', credits), headers };
     }
     const counted = await this.limiter.consume(key, credits);
@@ -91,7 +91,7 @@ export class Accounting {
   }
 
   /** A tool call's credits, when still due (after its idempotency step): 402 when they fall short. */
-  async chargeQuota(charge: Charge): Promise<{ charge: Charge; headers: Headers }> {
+  async chargeCredits(charge: Charge): Promise<{ charge: Charge; headers: Headers }> {
     if (charge.quota !== 'due' || !charge.credits) return { charge, headers: {} };
     const state = await this.quota.consume(charge.key, charge.credits);
     return {
@@ -104,16 +104,16 @@ export class Accounting {
    * A charged call that ended in a 5xx (a 504 among them): one more write, for its tool's `failed`
    * count. Never throws: the answer goes out whatever happens to the count.
    */
-  async failed(charge: Charge | undefined): Promise<void> {
+  async countFailure(charge: Charge | undefined): Promise<void> {
     if (charge?.quota !== 'counted' || !charge.credits) return;
     await this.quota.countFailure(charge.key.id, charge.credits).catch(() => undefined);
   }
 
   /**
    * `messages` of one MCP POST against the key's rate budget, all or none (429: nothing counted);
-   * their tool calls are then opened with `ratePaid`.
+   * their tool calls are then opened with `rateLimitCounted`.
    */
-  prepay(key: LimitedKey, messages: number): Promise<Headers> {
+  countMessages(key: Payer, messages: number): Promise<Headers> {
     return this.limiter.consumeMany(key, messages);
   }
 }
