@@ -19,7 +19,7 @@ import { InvocationGuard, InvocationModule } from './invocations';
 import { LoggingModule, StderrLogCoreModule, StderrLoggingModule } from './logging';
 import { McpModule, McpHttpModule } from './transports/mcp/mcp.module';
 import { SettingsModule } from './kernel/settings/settings.module';
-import { StoreModule } from './store.module';
+import { StoreModule } from './kernel/store/store.module';
 import { TOOL_MODULES } from './tools';
 import { DoctorModule } from './tools/doctor/doctor.module';
 import { ToolsModule } from './tools/index';

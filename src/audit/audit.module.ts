@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { LimitsModule } from '../limits';
 import { AuditService } from './audit.service';
+import { AUDIT_STORE } from './audit.stores';
 import { AuditSearch } from './audit-search';
 import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-search';
 
@@ -8,7 +9,12 @@ import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-sea
 @Global()
 @Module({
   imports: [LimitsModule],
-  providers: [AuditService, AuditSearch, { provide: SEARCH_BUDGET_TOKEN, useValue: SEARCH_BUDGET }],
+  providers: [
+    AUDIT_STORE,
+    AuditService,
+    AuditSearch,
+    { provide: SEARCH_BUDGET_TOKEN, useValue: SEARCH_BUDGET },
+  ],
   exports: [AuditService, AuditSearch],
 })
 export class AuditModule {}

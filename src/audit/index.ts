@@ -11,5 +11,3 @@ export { AuditModule } from './audit.module';
 export { AUDIT_ACTIONS, AuditService } from './audit.service';
 export { AuditStore } from './audit.store';
 export type { AuditEntry } from './audit.store';
-export { RedisAuditStore } from './redis-audit.store';
-export { SqliteAuditStore } from './sqlite-audit.store';

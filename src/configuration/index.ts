@@ -9,5 +9,3 @@ export { ConfigKey, MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from './configuration.typ
 export type { ConfigScalar, ConfigTree, ConfigValue } from './configuration.types';
 export type { LogLevel } from './core-sections';
 export { OverrideStore } from './override.store';
-export { RedisOverrideStore } from './redis-override.store';
-export { SqliteOverrideStore } from './sqlite-override.store';

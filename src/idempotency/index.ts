@@ -10,5 +10,4 @@ export {
   MCP_IDEMPOTENCY_META,
 } from './idempotency.service';
 export { IdempotencyStore } from './idempotency.store';
-export { RedisIdempotencyStore } from './redis-idempotency.store';
-export { SqliteIdempotencyStore } from './sqlite-idempotency.store';
+export { IdempotencyModule } from './idempotency.module';

@@ -23,6 +23,4 @@ export {
   isFinished,
 } from './invocation.view';
 export { LongRunningCalls } from './long-running-calls';
-export { RedisInvocationStore } from './redis-invocation.store';
-export { SqliteInvocationStore } from './sqlite-invocation.store';
 export { ToolInvoker } from './tool.invoker';

@@ -4,7 +4,9 @@ import { SubjectsModule } from '../subjects';
 import { LimitsModule } from '../limits';
 import { OAuthModule } from '../oauth';
 import { InvocationGuard } from './invocation.guard';
-import { IdempotencyService } from '../idempotency';
+import { IdempotencyModule } from '../idempotency';
+import { InvocationStore } from './invocation.store';
+import { INVOCATION_STORE } from './invocation.stores';
 import { InvocationPipeline } from './invocation.pipeline';
 import { IdempotencyStep } from './steps/idempotency.step';
 import { AuthenticateStep } from './steps/authenticate.step';
@@ -28,8 +30,9 @@ import { ToolInvoker } from './tool.invoker';
  */
 @Global()
 @Module({
-  imports: [DiscoveryModule, SubjectsModule, LimitsModule, OAuthModule],
+  imports: [DiscoveryModule, SubjectsModule, LimitsModule, OAuthModule, IdempotencyModule],
   providers: [
+    INVOCATION_STORE,
     InvocationPipeline,
     AuthenticateStep,
     ScopeStep,
@@ -43,7 +46,6 @@ import { ToolInvoker } from './tool.invoker';
     ToolExecution,
     CallSettlement,
     LongRunningCalls,
-    IdempotencyService,
     InvocationGuard,
     ToolInvoker,
     { provide: ToolRunner, useExisting: ToolInvoker },
@@ -55,7 +57,8 @@ import { ToolInvoker } from './tool.invoker';
     ToolRunner,
     LongRunningCalls,
     ToolExecution,
-    IdempotencyService,
+    InvocationStore,
+    IdempotencyModule,
   ],
 })
 export class InvocationModule {}

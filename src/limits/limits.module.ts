@@ -1,4 +1,8 @@
 import { Module } from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
+import { CallCounter } from './call-counter';
+import { LIMIT_STORES } from './limits.stores';
+import { UsageStore } from './usage.store';
 import { LimitsService } from './limits.service';
 import { Clock, SystemClock } from '../kernel/common/clock';
 import { KeyRateLimiter } from './key-rate-limiter';
@@ -12,11 +16,20 @@ import { QuotaService } from './quota.service';
  */
 @Module({
   providers: [
+    ...LIMIT_STORES,
     { provide: Clock, useClass: SystemClock },
     QuotaService,
     KeyRateLimiter,
     LimitsService,
   ],
-  exports: [Clock, QuotaService, KeyRateLimiter, LimitsService],
+  exports: [
+    UsageStore,
+    ThrottlerStorage,
+    CallCounter,
+    Clock,
+    QuotaService,
+    KeyRateLimiter,
+    LimitsService,
+  ],
 })
 export class LimitsModule {}

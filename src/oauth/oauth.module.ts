@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits';
+import { SubjectsModule } from '../subjects';
 import { AccessTokens } from './access-tokens';
 import { AuthorizationServers } from './authorization-servers';
 import { PrincipalsService } from './principals.service';
@@ -9,7 +10,7 @@ import { PrincipalsService } from './principals.service';
  * verifier, the principals. The pipeline's authentication step uses it in every process.
  */
 @Module({
-  imports: [LimitsModule],
+  imports: [LimitsModule, SubjectsModule],
   providers: [AuthorizationServers, AccessTokens, PrincipalsService],
   exports: [AuthorizationServers, PrincipalsService],
 })

@@ -35,8 +35,4 @@ export type {
   PrincipalPosition,
   PrincipalRecord,
 } from './principal.store';
-export { RedisKeyStore } from './redis-key.store';
-export { RedisPrincipalStore } from './redis-principal.store';
-export { SqliteKeyStore } from './sqlite-key.store';
-export { SqlitePrincipalStore } from './sqlite-principal.store';
 export { SubjectsModule } from './subjects.module';

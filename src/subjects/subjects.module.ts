@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits';
 import { KeysService } from './keys.service';
+import { KeyStore } from './key.store';
+import { PrincipalStore } from './principal.store';
+import { SUBJECT_STORES } from './subjects.stores';
 import { AuthFailureLimiter } from './auth-failure.limiter';
 import { AuthChallenges } from '../auth';
 import { KeySearch } from './key-search';
@@ -10,12 +13,13 @@ import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-sea
 @Module({
   imports: [LimitsModule],
   providers: [
+    ...SUBJECT_STORES,
     KeysService,
     AuthFailureLimiter,
     AuthChallenges,
     KeySearch,
     { provide: SEARCH_BUDGET_TOKEN, useValue: SEARCH_BUDGET },
   ],
-  exports: [KeysService, AuthFailureLimiter, AuthChallenges, KeySearch],
+  exports: [KeyStore, PrincipalStore, KeysService, AuthFailureLimiter, AuthChallenges, KeySearch],
 })
 export class SubjectsModule {}

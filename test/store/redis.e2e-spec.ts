@@ -8,7 +8,8 @@ import { ApiKeyRecord, KeyStore } from '../../src/subjects/key.store';
 import { OverrideStore } from '../../src/configuration/override.store';
 import { Store } from '../../src/kernel/store/store';
 import { loadSettings } from '../../src/kernel/settings/settings';
-import { openStore } from '../../src/store.module';
+import { makeStore, openBackend, storeOf } from '../../src/kernel/store/store.module';
+import { KEY_STORE } from '../../src/subjects/subjects.stores';
 import { LogControl } from '../../src/logging/log-control';
 import { REDIS_CLIENT, RedisClient } from '../../src/kernel/store/redis/redis.connection';
 import { bearer, startApp, tempDataDir, TestApp } from '../support/app';
@@ -264,7 +265,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
     // The call counter gathers a round's calls in a Map. Emptied with clear(), a Map whose table
     // is in the old generation gets its next table there too, and the emptied table still holds
     // the round's calls: until the next full collection they survive every scavenge and are
-    // promoted, each round's in turn (docs/performance.md, "Promoted garbage").
+    // promoted, each round's in turn (bench/history/2026-11.md, "Promoted garbage").
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as (options?: { type: 'major' | 'minor' }) => void;
     const oldSpace = () =>
@@ -438,7 +439,10 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       REDIS_KEY_PREFIX: 'tis-race:',
       DATA_DIR: tempDataDir(),
     });
-    const stores = await Promise.all([openStore(settings), openStore(settings)]);
+    const backends = await Promise.all([openBackend(settings), openBackend(settings)]);
+    const stores = await Promise.all(
+      backends.map(async (backend) => ({ keys: await makeStore(backend, KEY_STORE) })),
+    );
     try {
       const record = (i: number): ApiKeyRecord => ({
         id: `key_race${i}`,
@@ -468,7 +472,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       expect(await stores[0].keys.listKeys()).toEqual([winner]);
       expect(await stores[1].keys.listKeys()).toEqual([winner]);
     } finally {
-      await Promise.all(stores.map((s) => s.backend.close()));
+      await Promise.all(backends.map((backend) => storeOf(backend).close()));
     }
   });
 

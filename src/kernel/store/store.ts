@@ -8,10 +8,10 @@ export interface StoreTopology {
 /**
  * Where the service's durable and shared state lives, as a whole: one SQLite file (the embedded
  * default) or Redis (one server, Sentinel or a Cluster, shared by several instances). What is
- * stored is split by concern (keys, usage, rate windows, accounting, idempotency, audit,
- * overrides: the folders beside this file), each concern with an implementation per backend,
- * chosen once at start-up (StoreModule). This class is what they share: health, integrity and the
- * end of the connection.
+ * stored is split by concern (keys, usage, rate windows, idempotency, audit, overrides,
+ * long-running calls), each kept by its feature with an implementation per backend, made on the
+ * one backend opened at start-up (StoreModule). This class is what they share: health, integrity
+ * and the end of the connection.
  */
 export abstract class Store {
   abstract readonly kind: 'sqlite' | 'redis';

@@ -13,11 +13,12 @@ import { StoreCheck } from './checks/store.check';
 import { OAuthIssuersCheck } from './checks/oauth-issuers.check';
 import { OAuthPrincipalsCheck } from './checks/oauth-principals.check';
 import { OAuthModule } from '../../oauth';
+import { SubjectsModule } from '../../subjects';
 import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
 
 @Module({
-  imports: [DiscoveryModule, ConfigurationModule, OAuthModule],
+  imports: [DiscoveryModule, ConfigurationModule, OAuthModule, SubjectsModule],
   controllers: [DoctorController],
   providers: [
     DoctorService,

@@ -35,7 +35,7 @@ export class KeysRoutesModule {}
  * the operators' routes about principals, and the principals' upkeep (merge, idle purge). Off (404s, no challenge parameters) until OAUTH_ISSUERS.
  */
 @Module({
-  imports: [OAuthModule, LimitsModule],
+  imports: [OAuthModule, LimitsModule, SubjectsModule],
   controllers: [ProtectedResourceController, PrincipalsController],
   providers: [PrincipalUpkeep],
 })

@@ -10,7 +10,7 @@ import { SqliteUsageStore } from '../../../limits/sqlite-usage.store';
 import { CHECKPOINT_AT_THE_LATEST, SqliteDatabase } from './sqlite.database';
 
 /**
- * The embedded store's concerns on one database, as the server opens them (StoreModule), each
+ * The embedded store's concerns on one database, as the server's features make them on the backend, each
  * method where its concern has it: the specs below read as one store.
  */
 class SqliteStore {

@@ -1,0 +1,37 @@
+import { Provider } from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
+import { STORE_BACKEND, StoreBackend, storeProvider } from '../kernel/store/store.module';
+import { CallCounter } from './call-counter';
+import { LocalCallCounter } from './local-call-counter';
+import { MemoryRateStore } from './memory-rate.store';
+import type { BudgetStorage } from './rate.store';
+import { RedisCallCounter } from './redis-call-counter';
+import { RedisRateStore } from './redis-rate.store';
+import { RedisUsageStore } from './redis-usage.store';
+import { SqliteUsageStore } from './sqlite-usage.store';
+import { UsageStore } from './usage.store';
+
+/**
+ * The limits' stores on the process's backend: usage and credits, the rate windows
+ * (@nestjs/throttler's storage contract: in memory for the embedded store, in Redis for every
+ * instance), and the call counter, the one atomic count of a call's rate and credits (in memory
+ * then the usage store; or one Redis script).
+ */
+export const LIMIT_STORES: Provider[] = [
+  storeProvider(UsageStore, {
+    sqlite: (sqlite) => new SqliteUsageStore(sqlite),
+    redis: (redis) => new RedisUsageStore(redis),
+  }),
+  storeProvider<BudgetStorage>(ThrottlerStorage, {
+    sqlite: () => new MemoryRateStore(),
+    redis: (redis) => new RedisRateStore(redis.client),
+  }),
+  {
+    provide: CallCounter,
+    inject: [STORE_BACKEND, ThrottlerStorage, UsageStore],
+    useFactory: (backend: StoreBackend, rate: BudgetStorage, usage: UsageStore): CallCounter =>
+      backend.kind === 'sqlite'
+        ? new LocalCallCounter(rate, usage)
+        : new RedisCallCounter(backend.redis.client),
+  },
+];
