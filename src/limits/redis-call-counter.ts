@@ -73,7 +73,7 @@ export class RedisCallCounter extends CallCounter {
    * process makes it so), every round's calls would stay reachable from an old, dead table until
    * the next full collection, survive the scavenges in between and be promoted, with all they hold
    * (the requests waiting on the round). That was 13 MB/s of promoted garbage at 15,000 calls/s
-   * (docs/performance.md, "Promoted garbage").
+   * (bench/history/2026-11.md, "Promoted garbage").
    */
   private waiting = new Map<string, Waiting[]>();
 

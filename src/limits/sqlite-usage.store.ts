@@ -143,7 +143,7 @@ export class SqliteUsageStore extends UsageStore {
    * allowed however many arrive at once and on however many instances; the commit, and the writes
    * of the counters (each day's, month's and tool's once, summed over the round), are shared. A
    * commit takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more than
-   * the rest of the count; under load one commit serves tens of calls (docs/performance.md).
+   * the rest of the count; under load one commit serves tens of calls (bench/history/2026-11.md).
    */
   consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult> {
     return new Promise((resolve, reject) => {

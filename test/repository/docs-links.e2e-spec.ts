@@ -9,9 +9,11 @@ const ROOT = resolve(__dirname, '../..');
 const PAGES = [
   'README.md',
   'bench/README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
+  ...['docs', 'bench/history'].flatMap((folder) =>
+    readdirSync(join(ROOT, folder))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `${folder}/${name}`),
+  ),
 ];
 
 /** Folders the repository ignores (.gitignore): made by a build, a run or a bench, never committed. */

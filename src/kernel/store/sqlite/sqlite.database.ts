@@ -156,7 +156,7 @@ export class SqliteDatabase extends Store {
    * A checkpoint syncs the WAL, copies its pages into the database file and syncs that. With
    * `synchronous=NORMAL` nothing else syncs the counts, so after 1,000 commits the WAL holds 4 MB
    * that the disk has not seen, and that sync is most of the checkpoint (measured: see
-   * docs/performance.md, "WAL checkpoints"). Run inside the 1,000th commit, it stalled every
+   * bench/history/2026-11.md, "WAL checkpoints"). Run inside the 1,000th commit, it stalled every
    * request in flight. So after CHECKPOINT_EVERY commits the WAL file is synced on libuv's thread
    * pool while requests go on; when that is done, the checkpoint runs from its callback, between
    * requests, and has only the few pages written meanwhile left to sync. If it has not run after
