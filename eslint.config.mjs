@@ -59,6 +59,20 @@ export default tseslint.config(
           selector: 'MemberExpression[computed=true][property.value=/^_(?!meta$)[a-z]/]',
           message: 'A private member (`_name`) of a library: use its public API.',
         },
+        {
+          // A symbol found by its description is a library's private member by another name.
+          selector: "CallExpression[callee.property.name='getOwnPropertySymbols']",
+          message: "A library's private symbol: use its public API.",
+        },
+        {
+          selector: "BinaryExpression[left.property.name='description']",
+          message: "A symbol found by its description is a library's private member: use its public API.",
+        },
+        {
+          selector:
+            "CallExpression[callee.object.name='Reflect'][callee.property.name='getMetadata'][arguments.0.type='Literal']",
+          message: "A framework's metadata read by its internal key: use its public API.",
+        },
       ],
     },
   },

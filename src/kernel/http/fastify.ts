@@ -78,7 +78,7 @@ function createAdapter(settings: Settings): FastifyAdapter {
  * not through `reply.header()`: Fastify keeps its own in an object, then copies them onto the Node
  * response when it answers, and past about 16 names that object turns into a hash table (V8's
  * dictionary mode), which made every further header and the copy dearer (helmet's 12 moved here:
- * 4 % fewer instructions a call; docs/performance.md, issue 32).
+ * 4 % fewer instructions a call; bench/history/2026-11.md, issue 32).
  */
 function setAll(reply: FastifyReply, headers: readonly (readonly [string, string])[]): void {
   for (const [name, value] of headers) reply.raw.setHeader(name, value);
@@ -228,7 +228,7 @@ const WIRE_NAMES = new Map<string, string>();
  * once per name: Node lower-cases every name it is given (setHeader, then again when it writes
  * the head), and a name already in lower case and kept is neither copied nor looked up in V8's
  * string table again. About 4,000 instructions a REST call fewer, 10,000 with credits and a
- * monthly limit (thirteen such headers; docs/performance.md, "Headers on the Node response").
+ * monthly limit (thirteen such headers; bench/history/2026-11.md, "Headers on the Node response").
  * Bounded: the pipeline's names are a fixed few.
  */
 function wireName(name: string): string {
@@ -240,36 +240,14 @@ function wireName(name: string): string {
   return wire;
 }
 
-/** Where a Fastify reply keeps the headers set with `reply.header()` (found on first use). */
-let replyHeadersKey: symbol | null | undefined;
-
-/**
- * The headers Fastify holds for a reply, those set with `reply.header()`. Every header this
- * service sets goes onto the Node response (setAll, `setHeader` below), so these are few or none;
- * `reply.getHeaders()` would build the Node response's dozen and them into new objects on every
- * MCP POST (some 6 µs of one on Fastify). Read where Fastify 5 keeps them, its own
- * `fastify.reply.headers` symbol; `getHeaders()` where a release keeps them elsewhere.
- */
-function fastifyHeaders(reply: FastifyReply): Record<string, unknown> {
-  if (replyHeadersKey === undefined) {
-    replyHeadersKey =
-      Object.getOwnPropertySymbols(reply).find(
-        (key) => key.description === 'fastify.reply.headers',
-      ) ?? null;
-  }
-  const own: unknown =
-    replyHeadersKey && (reply as unknown as Record<symbol, unknown>)[replyHeadersKey];
-  return own !== null && typeof own === 'object'
-    ? (own as Record<string, unknown>)
-    : reply.getHeaders();
-}
-
 /** The reply's headers go onto the Node response, and Fastify leaves the answer to the caller. */
 function takeOver(req: object, res: object): NodeExchange {
   const request = req as FastifyRequest;
   const reply = res as FastifyReply;
   const raw = reply.raw;
-  const held = fastifyHeaders(reply);
+  // Fastify's own headers of the reply (`reply.header()`) and the Node response's: the latter are
+  // set already, and the former are set on the Node response unless they are there.
+  const held = reply.getHeaders();
   for (const name in held) {
     const value = held[name] as string | number | readonly string[] | undefined;
     if (value !== undefined && raw.getHeader(name) !== value) raw.setHeader(name, value);
