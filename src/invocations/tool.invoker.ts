@@ -121,8 +121,8 @@ export class ToolInvoker extends ToolRunner {
   ): Promise<unknown> {
     const answer: CallResponse = { headers: {} };
     try {
-      // Field by field, not `{...caller}` with the rest: on the MCP hot path the object rest and
-      // spread cost some 9 µs a call (a CPU profile of MCP greet on Fastify, bench/history/2026-11.md).
+      // Field by field, not `{...caller}` with the rest: the object rest and spread showed in a CPU
+      // profile of MCP greet on Fastify (bench/history/2026-11.md).
       const call: Call = {
         transport: caller.transport,
         authorization: caller.authorization,

@@ -181,8 +181,8 @@ export class QuotaService {
 /**
  * `X-Quota-*` headers: the day's limit (absent when unlimited), what is used and left, the seconds
  * to its reset; the cost of the call counted; and with a monthly limit, the month's figures. Written
- * into `into` (a new object by default) one by one: the object literal of conditional spreads this
- * was cost ~70,000 instructions a request more with the monthly three in it (bench/history/2026-11.md).
+ * into `into` (a new object by default) one by one, not as an object literal of conditional
+ * spreads, which V8 copies through its slow path and leaves slow to read (docs/performance.md, "Why the hot path is written as it is").
  */
 export function quotaHeaders(
   state: QuotaState,

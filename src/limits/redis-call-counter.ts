@@ -72,8 +72,7 @@ export class RedisCallCounter extends CallCounter {
    * cleared table keeps its entries: once the Map is old (any full collection of a running
    * process makes it so), every round's calls would stay reachable from an old, dead table until
    * the next full collection, survive the scavenges in between and be promoted, with all they hold
-   * (the requests waiting on the round). That was 13 MB/s of promoted garbage at 15,000 calls/s
-   * (bench/history/2026-11.md, "Promoted garbage").
+   * (the requests waiting on the round): a steady stream of promoted garbage (docs/performance.md, "Why the hot path is written as it is").
    */
   private waiting = new Map<string, Waiting[]>();
 

@@ -72,8 +72,8 @@ export class SqliteUsageStore extends UsageStore {
     sqlite.ensureSchema('usage', MIGRATIONS);
     const { counters } = sqlite;
     // A group commit's counts are decided in memory, under its write lock, from the counters read
-    // once in it, and written once each at its end (see countBatch). The VALUES form is several
-    // times faster than INSERT … SELECT.
+    // once in it, and written once each at its end (see countBatch), in the VALUES form, which
+    // SQLite runs without the subquery of an INSERT … SELECT.
     this.stmt = {
       setDay: counters.prepare(
         `INSERT INTO usage_counters (key_id, day, count) VALUES (?, ?, ?)
@@ -142,8 +142,8 @@ export class SqliteUsageStore extends UsageStore {
    * is done. Each count is still checked on its own, in order, so exactly the calls that fit are
    * allowed however many arrive at once and on however many instances; the commit, and the writes
    * of the counters (each day's, month's and tool's once, summed over the round), are shared. A
-   * commit takes SQLite's locks, writes a WAL frame and costs ~17 µs on a busy process, more than
-   * the rest of the count; under load one commit serves tens of calls (bench/history/2026-11.md).
+   * commit takes SQLite's locks and writes a WAL frame, which costs more than the rest of the count;
+   * under load one commit serves many calls (docs/performance.md, "Why the hot path is written as it is").
    */
   consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult> {
     return new Promise((resolve, reject) => {

@@ -105,7 +105,7 @@ export class SqliteKeyStore extends KeyStore {
    * Every authenticated call's lookup, answered from memory while no connection but the counters'
    * own has committed anything (SqliteDatabase.dataVersion): a change made anywhere, this store's
    * key writes and other processes (the CLI, other instances) alike, is read by the next call, as
-   * before; only the lookup is saved (a cold SQLite statement costs ~15 µs per call).
+   * before; only the lookup's statement is saved (docs/performance.md, "Why the hot path is written as it is").
    */
   findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     return this.sqlite.run(() => {

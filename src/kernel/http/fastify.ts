@@ -77,8 +77,7 @@ function createAdapter(settings: Settings): FastifyAdapter {
  * Headers every answer carries, set on the Node response, as the request id and CORS headers are,
  * not through `reply.header()`: Fastify keeps its own in an object, then copies them onto the Node
  * response when it answers, and past about 16 names that object turns into a hash table (V8's
- * dictionary mode), which made every further header and the copy dearer (helmet's 12 moved here:
- * 4 % fewer instructions a call; bench/history/2026-11.md, issue 32).
+ * dictionary mode), which makes every further header and the copy dearer (docs/performance.md, "Why the hot path is written as it is").
  */
 function setAll(reply: FastifyReply, headers: readonly (readonly [string, string])[]): void {
   for (const [name, value] of headers) reply.raw.setHeader(name, value);
@@ -227,9 +226,7 @@ const WIRE_NAMES = new Map<string, string>();
  * A header's name in lower case, as Fastify's `reply.header()` sent it and HTTP/2 requires, made
  * once per name: Node lower-cases every name it is given (setHeader, then again when it writes
  * the head), and a name already in lower case and kept is neither copied nor looked up in V8's
- * string table again. About 4,000 instructions a REST call fewer, 10,000 with credits and a
- * monthly limit (thirteen such headers; bench/history/2026-11.md, "Headers on the Node response").
- * Bounded: the pipeline's names are a fixed few.
+ * string table again (docs/performance.md, "Why the hot path is written as it is"). Bounded: the pipeline's names are a fixed few.
  */
 function wireName(name: string): string {
   let wire = WIRE_NAMES.get(name);

@@ -44,9 +44,9 @@ function nodeOptions(redis: RedisSettings, role: string): RedisOptions {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    // One timer per connection, not one per command (ioredis's commandTimeout, 8-11 % of a call's
-    // cost on Redis): a server that answers nothing for this long is dropped with every command
-    // waiting on it, which fail (503), and the connection starts over.
+    // One timer per connection, not one per command as ioredis's commandTimeout makes (see
+    // docs/performance.md): a server that answers nothing for this long is dropped with every
+    // command waiting on it, which fail (503), and the connection starts over.
     socketTimeout: COMMAND_TIMEOUT_MS,
     disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     connectionName: `tis-${role}`,

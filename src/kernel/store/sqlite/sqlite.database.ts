@@ -130,7 +130,7 @@ export class SqliteDatabase extends Store {
    * `data_version` of the counters connection, read once per round of the event loop: it changes
    * with every commit of any other connection (this process's `db`, other processes), never with
    * the counters' own. The lookups of every request read in one poll phase share it (reading it
-   * takes the WAL index's lock: ~2.5 µs, 4 % of a call on Fastify). A change is still read by any
+   * takes the WAL index's lock; docs/performance.md, "Why the hot path is written as it is"). A change is still read by any
    * request that starts after the change's answer: such a request's bytes arrive after the commit,
    * so the poll that hands them over, and the read of this round, come after it too.
    */
