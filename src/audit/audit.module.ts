@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { LimitsModule } from '../limits';
 import { AuditService } from './audit.service';
-import { AUDIT_STORE } from './audit.stores';
+import { AUDIT_STORES } from './audit.stores';
 import { AuditSearch } from './audit-search';
 import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-search';
 
@@ -10,7 +10,7 @@ import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-sea
 @Module({
   imports: [LimitsModule],
   providers: [
-    AUDIT_STORE,
+    ...AUDIT_STORES,
     AuditService,
     AuditSearch,
     { provide: SEARCH_BUDGET_TOKEN, useValue: SEARCH_BUDGET },

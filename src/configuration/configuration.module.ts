@@ -3,7 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ConfigSectionDefinition } from './configuration.types';
 import { ConfigSection } from './configuration.schema';
 import { ConfigurationService } from './configuration.service';
-import { OVERRIDE_STORE } from './configuration.stores';
+import { CONFIGURATION_STORES } from './configuration.stores';
 
 /** Holds one contributed section; see `ConfigurationModule.forFeature`. */
 @Module({})
@@ -17,7 +17,7 @@ export class ConfigSectionModule {}
 @Global()
 @Module({
   imports: [DiscoveryModule],
-  providers: [OVERRIDE_STORE, ConfigurationService],
+  providers: [...CONFIGURATION_STORES, ConfigurationService],
   exports: [ConfigurationService],
 })
 export class ConfigurationModule {

@@ -6,7 +6,7 @@ import { OAuthModule } from '../oauth';
 import { InvocationGuard } from './invocation.guard';
 import { IdempotencyModule } from '../idempotency';
 import { InvocationStore } from './invocation.store';
-import { INVOCATION_STORE } from './invocation.stores';
+import { INVOCATION_STORES } from './invocation.stores';
 import { InvocationPipeline } from './invocation.pipeline';
 import { IdempotencyStep } from './steps/idempotency.step';
 import { AuthenticateStep } from './steps/authenticate.step';
@@ -32,7 +32,7 @@ import { ToolInvoker } from './tool.invoker';
 @Module({
   imports: [DiscoveryModule, SubjectsModule, LimitsModule, OAuthModule, IdempotencyModule],
   providers: [
-    INVOCATION_STORE,
+    ...INVOCATION_STORES,
     InvocationPipeline,
     AuthenticateStep,
     ScopeStep,

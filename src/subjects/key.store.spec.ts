@@ -1,0 +1,81 @@
+import { onBothBackends } from '../../test/support/store-contract';
+import type { NewKeyRecord } from './key.store';
+import { KEY_STORE } from './subjects.stores';
+
+const key = (i: number, created_at = `2026-11-27T08:00:0${i}.000Z`): NewKeyRecord => ({
+  id: `key_00000000000000${String(i).padStart(2, '0')}`,
+  name: `key-${i}`,
+  prefix: `sk_${i}`,
+  hash: `hash-${i}`,
+  scopes: ['services:execute'],
+  plan: 'free',
+  daily_limit: null,
+  rate_limit: null,
+  created_at,
+  expires_at: null,
+  revoked_at: null,
+  last_used_at: null,
+});
+
+onBothBackends('API keys', KEY_STORE, (current) => {
+  it('finds a key by its hash and its id, and lists keys in (created_at, id) order by pages', async () => {
+    const { store } = current();
+    for (const i of [3, 1, 2]) await store.insertKey(key(i));
+    expect(await store.findKeyByHash('hash-2', { fresh: true })).toMatchObject(key(2));
+    expect(await store.findKeyById(key(3).id)).toMatchObject(key(3));
+    expect(await store.findKeyByHash('hash-9')).toBeUndefined();
+    expect(await store.findKeyById('key_0000000000000099')).toBeUndefined();
+    expect((await store.listKeys()).map((k) => k.name)).toEqual(['key-1', 'key-2', 'key-3']);
+    const first = await store.listKeys({ limit: 2 });
+    expect(first.map((k) => k.name)).toEqual(['key-1', 'key-2']);
+    const rest = await store.listKeys({ after: first[1], limit: 2 });
+    expect(rest.map((k) => k.name)).toEqual(['key-3']);
+  });
+
+  it('inserts one first key when two connections race on an empty store', async () => {
+    const { store, another } = current();
+    const other = await another();
+    const inserted = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store).insertKeyIfNone(key(i))),
+    );
+    expect(inserted.filter(Boolean)).toHaveLength(1);
+    const winner = key(inserted.indexOf(true));
+    expect(await store.listKeys()).toEqual([expect.objectContaining(winner)]);
+    expect(await other.listKeys()).toEqual([expect.objectContaining(winner)]);
+    expect(await store.insertKeyIfNone(key(5))).toBe(false);
+  });
+
+  it('changes settings, gives a new secret keeping the last one for its grace, revokes once', async () => {
+    const { store } = current();
+    await store.insertKey(key(1));
+    expect(await store.updateKey(key(1).id, { name: 'renamed', enabled: false })).toMatchObject({
+      name: 'renamed',
+      enabled: false,
+    });
+    expect(await store.updateKey('key_0000000000000099', { name: 'x' })).toBeUndefined();
+    const grace = '2026-11-28T08:00:00.000Z';
+    const rotation = (hash: string, previous: string | null) => ({
+      hash,
+      prefix: 'sk_new',
+      previous_hash: previous,
+      previous_key_expires_at: previous && grace,
+    });
+    await store.rotateKey(key(1).id, rotation('hash-new', 'hash-1'));
+    expect(await store.findKeyByHash('hash-new', { fresh: true })).toMatchObject({
+      id: key(1).id,
+      previous_hash: 'hash-1',
+    });
+    expect(await store.findKeyByHash('hash-1', { fresh: true })).toMatchObject({ id: key(1).id });
+    await store.rotateKey(key(1).id, rotation('hash-newer', 'hash-new'));
+    expect(await store.findKeyByHash('hash-1', { fresh: true })).toBeUndefined();
+    expect(await store.findKeyByHash('hash-new', { fresh: true })).toMatchObject({ id: key(1).id });
+    expect(await store.rotateKey('key_0000000000000099', rotation('h', null))).toBeUndefined();
+
+    expect(await store.revokeKey(key(1).id, '2026-11-27T09:00:00.000Z')).toBe(true);
+    expect(await store.revokeKey(key(1).id, '2026-11-27T10:00:00.000Z')).toBe(true);
+    expect(await store.findKeyById(key(1).id)).toMatchObject({
+      revoked_at: '2026-11-27T09:00:00.000Z',
+    });
+    expect(await store.revokeKey('key_0000000000000099', '2026-11-27T09:00:00.000Z')).toBe(false);
+  });
+});
