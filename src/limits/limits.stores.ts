@@ -1,6 +1,11 @@
 import { Provider } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import { STORE_BACKEND, StoreBackend, storeProvider } from '../kernel/store/store.module';
+import {
+  STORE_BACKEND,
+  StoreBackend,
+  StoreMakers,
+  storeProvider,
+} from '../kernel/store/store.module';
 import { CallCounter } from './call-counter';
 import { LocalCallCounter } from './local-call-counter';
 import { MemoryRateStore } from './memory-rate.store';
@@ -11,6 +16,12 @@ import { RedisUsageStore } from './redis-usage.store';
 import { SqliteUsageStore } from './sqlite-usage.store';
 import { UsageStore } from './usage.store';
 
+/** Usage and credits per key and principal: per day, month and tool. */
+export const USAGE_STORE: StoreMakers<UsageStore> = {
+  sqlite: (sqlite) => new SqliteUsageStore(sqlite),
+  redis: (redis) => new RedisUsageStore(redis),
+};
+
 /**
  * The limits' stores on the process's backend: usage and credits, the rate windows
  * (@nestjs/throttler's storage contract: in memory for the embedded store, in Redis for every
@@ -18,10 +29,7 @@ import { UsageStore } from './usage.store';
  * then the usage store; or one Redis script).
  */
 export const LIMIT_STORES: Provider[] = [
-  storeProvider(UsageStore, {
-    sqlite: (sqlite) => new SqliteUsageStore(sqlite),
-    redis: (redis) => new RedisUsageStore(redis),
-  }),
+  storeProvider(UsageStore, USAGE_STORE),
   storeProvider<BudgetStorage>(ThrottlerStorage, {
     sqlite: () => new MemoryRateStore(),
     redis: (redis) => new RedisRateStore(redis.client),
