@@ -13,11 +13,14 @@ export const KEY_STORE: StoreMakers<KeyStore> = {
   redis: (redis) => new RedisKeyStore(redis),
 };
 
+/** OAuth principals' records, on either backend. */
+export const PRINCIPAL_STORE: StoreMakers<PrincipalStore> = {
+  sqlite: (sqlite) => new SqlitePrincipalStore(sqlite),
+  redis: (redis) => new RedisPrincipalStore(redis),
+};
+
 /** The subjects' stores: API keys and OAuth principals, on the process's backend. */
 export const SUBJECT_STORES: Provider[] = [
   storeProvider(KeyStore, KEY_STORE),
-  storeProvider<PrincipalStore>(PrincipalStore, {
-    sqlite: (sqlite) => new SqlitePrincipalStore(sqlite),
-    redis: (redis) => new RedisPrincipalStore(redis),
-  }),
+  storeProvider(PrincipalStore, PRINCIPAL_STORE),
 ];
