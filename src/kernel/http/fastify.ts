@@ -237,14 +237,39 @@ function wireName(name: string): string {
   return wire;
 }
 
+/** Where a Fastify reply keeps the headers set with `reply.header()` (found on first use). */
+let replyHeadersKey: symbol | null | undefined;
+
+/**
+ * The headers Fastify holds for a reply, those set with `reply.header()`. Every header this
+ * service sets goes onto the Node response (setAll, `setHeader` below), so these are few or none;
+ * `reply.getHeaders()` builds the Node response's dozen and them into new objects on every MCP
+ * POST. Read where Fastify 5 keeps them, its own `fastify.reply.headers` symbol (the one private
+ * member read in src/, kept for what it saves: docs/performance.md, "Why the hot path is written
+ * as it is"); `getHeaders()` where a release keeps them elsewhere.
+ */
+function fastifyHeaders(reply: FastifyReply): Record<string, unknown> {
+  if (replyHeadersKey === undefined) {
+    /* eslint-disable no-restricted-syntax -- kept for what it saves (see above) */
+    replyHeadersKey =
+      Object.getOwnPropertySymbols(reply).find(
+        (key) => key.description === 'fastify.reply.headers',
+      ) ?? null;
+    /* eslint-enable no-restricted-syntax */
+  }
+  const own: unknown =
+    replyHeadersKey && (reply as unknown as Record<symbol, unknown>)[replyHeadersKey];
+  return own !== null && typeof own === 'object'
+    ? (own as Record<string, unknown>)
+    : reply.getHeaders();
+}
+
 /** The reply's headers go onto the Node response, and Fastify leaves the answer to the caller. */
 function takeOver(req: object, res: object): NodeExchange {
   const request = req as FastifyRequest;
   const reply = res as FastifyReply;
   const raw = reply.raw;
-  // Fastify's own headers of the reply (`reply.header()`) and the Node response's: the latter are
-  // set already, and the former are set on the Node response unless they are there.
-  const held = reply.getHeaders();
+  const held = fastifyHeaders(reply);
   for (const name in held) {
     const value = held[name] as string | number | readonly string[] | undefined;
     if (value !== undefined && raw.getHeader(name) !== value) raw.setHeader(name, value);
