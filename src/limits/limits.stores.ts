@@ -23,6 +23,15 @@ export const USAGE_STORE: StoreMakers<UsageStore> = {
 };
 
 /**
+ * Rate windows and token buckets: in this process's memory beside the embedded store (one process
+ * serves it), in Redis for every instance.
+ */
+export const RATE_STORE: StoreMakers<BudgetStorage> = {
+  sqlite: () => new MemoryRateStore(),
+  redis: (redis) => new RedisRateStore(redis.client),
+};
+
+/**
  * The limits' stores on the process's backend: usage and credits, the rate windows
  * (@nestjs/throttler's storage contract: in memory for the embedded store, in Redis for every
  * instance), and the call counter, the one atomic count of a call's rate and credits (in memory
@@ -30,10 +39,7 @@ export const USAGE_STORE: StoreMakers<UsageStore> = {
  */
 export const LIMIT_STORES: Provider[] = [
   storeProvider(UsageStore, USAGE_STORE),
-  storeProvider<BudgetStorage>(ThrottlerStorage, {
-    sqlite: () => new MemoryRateStore(),
-    redis: (redis) => new RedisRateStore(redis.client),
-  }),
+  storeProvider(ThrottlerStorage, RATE_STORE),
   {
     provide: CallCounter,
     inject: [STORE_BACKEND, ThrottlerStorage, UsageStore],
