@@ -440,9 +440,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
       DATA_DIR: tempDataDir(),
     });
     const backends = await Promise.all([openBackend(settings), openBackend(settings)]);
-    const stores = await Promise.all(
-      backends.map(async (backend) => ({ keys: await makeStore(backend, KEY_STORE) })),
-    );
+    const keys = await Promise.all(backends.map(async (backend) => makeStore(backend, KEY_STORE)));
     try {
       const record = (i: number): ApiKeyRecord => ({
         id: `key_race${i}`,
@@ -463,14 +461,12 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
         previous_key_expires_at: null,
       });
       const records = Array.from({ length: 10 }, (_, i) => record(i));
-      const inserted = await Promise.all(
-        records.map((r, i) => stores[i % 2].keys.insertKeyIfNone(r)),
-      );
+      const inserted = await Promise.all(records.map((r, i) => keys[i % 2].insertKeyIfNone(r)));
       expect(inserted.filter(Boolean)).toHaveLength(1);
       // As inserted, with the revision every record starts at.
       const winner = { ...records[inserted.indexOf(true)], revision: 1 };
-      expect(await stores[0].keys.listKeys()).toEqual([winner]);
-      expect(await stores[1].keys.listKeys()).toEqual([winner]);
+      expect(await keys[0].listKeys()).toEqual([winner]);
+      expect(await keys[1].listKeys()).toEqual([winner]);
     } finally {
       await Promise.all(backends.map((backend) => storeOf(backend).close()));
     }
