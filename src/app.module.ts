@@ -30,15 +30,15 @@ type Imported = Type | DynamicModule;
 export interface RootOptions {
   /** The tool modules; `TOOL_MODULES` (src/tools.ts) unless a test names others. */
   tools?: Imported[];
-  /** Modules mounted beside the rest (in tests: a sample tool, a pipeline step). */
+  /** Modules mounted beside the rest (in tests: a sample tool, a CallCheck). */
   imports?: Imported[];
 }
 
-/** The HTTP server: every route, the pipeline as the global guard, one pipe, one filter. */
+/** The HTTP server: every route, CallChecks as the global guard, one pipe, one filter. */
 @Module({})
 export class AppModule {}
 
-/** MCP over stdio for a local agent: the tools and the pipeline, logs on stderr, no HTTP. */
+/** MCP over stdio for a local agent: the tools and CallChecks, logs on stderr, no HTTP. */
 @Module({})
 export class McpStdioModule {}
 
@@ -79,7 +79,7 @@ export function rootModule(
           ...imports,
         ],
         providers: [
-          // Every keyed route and tool call: authenticate, scope, rate limit, quota (the pipeline).
+          // Every keyed route and tool call: authenticate, scope, rate limit, credits (CallChecks).
           { provide: APP_GUARD, useExisting: InvocationGuard },
           // Then the body: strict types, unknown fields refused, pydantic-shaped 400s.
           { provide: APP_PIPE, useClass: ApiValidationPipe },
@@ -93,7 +93,7 @@ export function rootModule(
         module: McpStdioModule,
         imports: [
           ...FOUNDATION,
-          // InvocationModule's REST guard is mounted (unused) in every process that runs the pipeline.
+          // InvocationModule's REST guard is mounted (unused) in every process that runs CallChecks.
           HttpPlumbingModule,
           StderrLoggingModule,
           InvocationModule,

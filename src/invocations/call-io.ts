@@ -33,9 +33,9 @@ export interface CallIo {
   watch?: ClientWatch;
   /** Run in the background: wait up to `waitMs` for its end before answering Accepted. */
   background?: { id: string; waitMs: number };
-  /** Whom the tool runs as, once the pipeline has admitted the call. */
+  /** Whom the tool runs as, once its checks have admitted the call. */
   actor?: ToolActor;
-  /** What the call was charged, once the pipeline has counted it. */
+  /** What the call was charged, once its checks have counted it. */
   charged?: ChargedCredits;
   /** Unties the call from the request that carried it (an MCP call that became a task). */
   detach?: () => void;

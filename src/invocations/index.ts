@@ -5,14 +5,15 @@
 export { CallControl } from './call-control';
 export { Accepted, PostRefused } from './call-io';
 export type { CallIo, ToolCaller } from './call-io';
-export { PipelineStep, STEP_ORDER } from './call';
-export type { CallResponse, Call, InvocationStep } from './call';
+export type { CallResponse, Call } from './call';
+export { CallCheck } from './call-check';
+export { CallChecks } from './call-checks';
+export type { AdmittedCall } from './call-checks';
 export { INVOCATION_KEEP_MS, newInvocationId } from './invocation-records';
 export { CountsOwnRateLimit } from './invocation.decorators';
 export { InvocationView } from './invocation.dto';
 export { InvocationGuard } from './invocation.guard';
 export { InvocationModule } from './invocation.module';
-export { InvocationPipeline } from './invocation.pipeline';
 export { INVOCATION_STATUSES, InvocationStore } from './invocation.store';
 export type { InvocationPosition, InvocationRecord, InvocationStatus } from './invocation.store';
 export {

@@ -7,11 +7,11 @@ import { HttpExchange } from '../kernel/http/http-exchange';
 import { ToolRoute } from '../tools/index';
 import { CallResponse } from './call';
 import { CountsOwnRateLimit } from './invocation.decorators';
-import { InvocationPipeline } from './invocation.pipeline';
+import { CallChecks } from './call-checks';
 
 /** What a route declares about its calls, read once per handler (decorators do not change). */
 interface RouteFacts {
-  /** Open to all, or a tool's route (whose runtime runs the pipeline itself): nothing to check here. */
+  /** Open to all, or a tool's route (whose runtime runs the checks itself): nothing to check here. */
   unguarded: boolean;
   scopes?: WantedScope[];
   bearerErrorCodes: boolean;
@@ -20,11 +20,11 @@ interface RouteFacts {
 }
 
 /**
- * The REST adapter of the invocation pipeline for the keyed routes that are not tools (keys, usage,
- * audit, discovery, the /mcp POST), the one global guard: it reads what the route declares
- * (@Public, @Scopes, ...) into a Call, runs the pipeline, and hands the caller and the answer's
+ * The REST adapter of a call's checks (CallChecks) for the keyed routes that are not tools (keys,
+ * usage, audit, discovery, the /mcp POST), the one global guard: it reads what the route declares
+ * (@Public, @Scopes, ...) into a Call, runs the checks, and hands the caller and the answer's
  * headers to the request. Deny by default: only @Public routes skip it. A tool's route runs the
- * same pipeline in its runtime (ToolInvoker), with the tool.
+ * same checks in its runtime (ToolInvoker), with the tool.
  */
 @Injectable()
 export class InvocationGuard implements CanActivate {
@@ -33,7 +33,7 @@ export class InvocationGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly pipeline: InvocationPipeline,
+    private readonly checks: CallChecks,
     private readonly exchange: HttpExchange,
   ) {}
 
@@ -45,7 +45,7 @@ export class InvocationGuard implements CanActivate {
     const req = http.getRequest<ApiRequest>();
     const answer: CallResponse = { headers: {} };
     try {
-      await this.pipeline.check(
+      await this.checks.check(
         {
           transport: 'rest',
           authorization: this.exchange.headerValues(req, 'authorization'),

@@ -7,14 +7,8 @@ import { InvocationGuard } from './invocation.guard';
 import { IdempotencyModule } from '../idempotency';
 import { InvocationStore } from './invocation.store';
 import { INVOCATION_STORES } from './invocation.stores';
-import { InvocationPipeline } from './invocation.pipeline';
-import { IdempotencyStep } from './steps/idempotency.step';
-import { AuthenticateStep } from './steps/authenticate.step';
-import { QuotaStep } from './steps/quota.step';
-import { ResultRoomStep } from './steps/result-room.step';
-import { RateLimitStep } from './steps/rate-limit.step';
-import { ScopeStep } from './steps/scope.step';
-import { AdmissionStep, CapacityStep } from './steps/capacity.step';
+import { Authentication } from './authentication';
+import { CallChecks } from './call-checks';
 import { ToolExecution } from './execution';
 import { CallSettlement } from './call-settlement';
 import { LongRunningCalls } from './long-running-calls';
@@ -23,8 +17,8 @@ import { ToolRunner } from '../tools/index';
 import { ToolInvoker } from './tool.invoker';
 
 /**
- * The one pipeline of a call: its steps (authenticate, scope, rate limit, idempotency, quota), the
- * REST adapter of keyed routes (InvocationGuard, registered as the global guard by the root module),
+ * The checks of every call (CallChecks: authentication, scope, the modules' own, admission, rate
+ * limit, idempotency, capacity, credits), the REST adapter of keyed routes (InvocationGuard, registered as the global guard by the root module),
  * and the runtime of a tool call (ToolInvoker) that the tool routes and both MCP transports adapt
  * to. Global: every tool module's routes reach their runtime as the ToolRunner.
  */
@@ -33,15 +27,8 @@ import { ToolInvoker } from './tool.invoker';
   imports: [DiscoveryModule, SubjectsModule, LimitsModule, OAuthModule, IdempotencyModule],
   providers: [
     ...INVOCATION_STORES,
-    InvocationPipeline,
-    AuthenticateStep,
-    ScopeStep,
-    AdmissionStep,
-    ResultRoomStep,
-    RateLimitStep,
-    IdempotencyStep,
-    CapacityStep,
-    QuotaStep,
+    Authentication,
+    CallChecks,
     ToolSlots,
     ToolExecution,
     CallSettlement,
@@ -51,7 +38,7 @@ import { ToolInvoker } from './tool.invoker';
     { provide: ToolRunner, useExisting: ToolInvoker },
   ],
   exports: [
-    InvocationPipeline,
+    CallChecks,
     InvocationGuard,
     ToolInvoker,
     ToolRunner,

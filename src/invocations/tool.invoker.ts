@@ -15,28 +15,29 @@ export { Accepted, type CallIo, PostRefused, type ToolCaller } from './call-io';
 import { ANY_TOOL_SCOPE, toolScope } from '../auth';
 import { ApiValidationPipe } from '../kernel/validation/validation.pipe';
 import { nestedDeeperThan } from '../kernel/common/plain-object';
-import { CallResponse, Call, callerOf, Decisions } from './call';
-import { InvocationPipeline } from './invocation.pipeline';
+import { CallResponse, Call } from './call';
+import { AdmittedCall, CallChecks } from './call-checks';
 import { CallControl, CallStopped } from './call-control';
 import { ClientWatch, deadlinePassed, ToolActor, ToolExecution } from './execution';
 import type { CallOrigin, ChargedCredits } from './invocation-records';
 import { invocationLocation, invocationView } from './invocation.view';
 import { LongRunningCalls, newInvocationId } from './long-running-calls';
+import type { Admission } from './tool-slots';
+import type { IdempotencyEntry } from '../idempotency';
 import { preferences } from './prefer';
-import { AtCapacity } from './steps/capacity.step';
+import { AtCapacity } from './at-capacity';
 
 /** What a call was charged, once counted: what its refund gives back if it never runs. */
-function chargedOf(decided: Decisions): ChargedCredits | undefined {
-  const charge = decided.charge;
-  if (charge?.quota !== 'counted' || !charge.credits) return undefined;
+function chargedOf({ charge }: AdmittedCall): ChargedCredits | undefined {
+  if (charge.status !== 'charged' || !charge.credits) return undefined;
   return { day: charge.credits.day, credits: charge.credits.cost };
 }
 
 /**
- * The runtime of a tool call, one for every transport: the pipeline's steps (authentication,
- * scope, admission, rate limit, idempotency, capacity, quota), then validation by the same pipe,
- * the tool within its deadline and slot (ToolExecution), and its kept answer (the idempotency
- * step's IdempotencyEntry); or, for a call to run in the background, its invocation (LongRunningCalls). REST's tool
+ * The runtime of a tool call, one for every transport: its checks (CallChecks: authentication,
+ * scope, admission, rate limit, idempotency, capacity, credits), then validation by the same pipe,
+ * the tool within its deadline and slot (ToolExecution), and its kept answer (its
+ * IdempotencyEntry); or, for a call to run in the background, its invocation (LongRunningCalls). REST's tool
  * routes come here (serve: a ToolRunner), and so do MCP over HTTP and stdio (invoke); errors are
  * REST's, for the transport to translate.
  */
@@ -45,7 +46,7 @@ export class ToolInvoker extends ToolRunner {
   private readonly validation = new ApiValidationPipe();
 
   constructor(
-    private readonly pipeline: InvocationPipeline,
+    private readonly checks: CallChecks,
     private readonly registry: ToolRegistry,
     private readonly exchange: HttpExchange,
     private readonly execution: ToolExecution,
@@ -59,7 +60,7 @@ export class ToolInvoker extends ToolRunner {
 
   /**
    * A tool's REST route: the answer's body, or a thrown refusal for the exception filter (a replay
-   * too: IdempotentReplay); the headers the pipeline decided are set on `res` either way. A call
+   * too: IdempotentReplay); the headers its checks decided are set on `res` either way. A call
    * asked to run in the background (`Prefer: respond-async`, or a tool that always does) is
    * answered 202 with its invocation's view, unless it ends within the `wait` it asked for.
    */
@@ -162,18 +163,18 @@ export class ToolInvoker extends ToolRunner {
   }
 
   /**
-   * Who calls, as the pipeline's authentication and scope decide it (nothing charged): the caller
+   * Who calls, as the checks' authentication and scope decide it (nothing charged): the caller
    * of an MCP request that is not a tool call (the tasks methods over stdio).
    */
   async identify(caller: ToolCaller): Promise<Caller> {
     const { onAnswer: _, ...known } = caller;
-    const decided = await this.pipeline.check({
+    const { caller: who } = await this.checks.check({
       ...known,
       rateLimitCounted: true,
       scopes: [ANY_TOOL_SCOPE],
       bearerErrorCodes: false,
     });
-    return callerOf(decided);
+    return who;
   }
 
   /** The invocation a call runs as, by id, as any instance sees it now. */
@@ -188,21 +189,19 @@ export class ToolInvoker extends ToolRunner {
     io: CallIo,
     answer: CallResponse,
   ): Promise<unknown> {
-    // MCP arguments nested too deeply are refused before any step, as REST refuses such a body
+    // MCP arguments nested too deeply are refused before any check, as REST refuses such a body
     // while reading it: before authentication, and counted nowhere. (An MCP body was depth-checked
     // whole as it was read, with its envelope's levels on top; its arguments are checked alone.)
     if (call.transport !== 'rest' && nestedDeeperThan(args, MAX_BODY_DEPTH)) {
       throw new InputRefused([TOO_DEEP]);
     }
-    const decided = await this.pipeline.check(call, answer);
-    const caller = callerOf(decided);
+    const admitted = await this.checks.check(call, answer);
+    const { caller, entry: claim, admission: ticket } = admitted;
     // The tool runs as its caller for the audit trail (over HTTP, with the request's id).
     const actor: ToolActor = { caller, ...callerActor(caller, call.requestId ?? null) };
     io.actor = actor;
-    const { claim } = decided;
-    io.charged = chargedOf(decided);
-    const ticket = decided.ticket;
-    if (!ticket) throw new Error(`Tool call of '${tool.name}' admitted without a ticket`);
+    io.charged = chargedOf(admitted);
+    if (!ticket) throw new Error(`Tool call of '${tool.name}' admitted without a place at it`);
     let input: object;
     try {
       input = await this.validate(tool, args);
@@ -227,7 +226,8 @@ export class ToolInvoker extends ToolRunner {
         tool,
         input,
         { actor, charged: io.charged, idempotencyKey },
-        decided,
+        ticket,
+        claim,
       );
     }
     try {
@@ -249,7 +249,7 @@ export class ToolInvoker extends ToolRunner {
       const refusal = this.refusalOf(tool, error);
       const refused = answerOf(refusal);
       // A charged call that failed on the server's side: its tool's `failed` count (by_tool).
-      if (refused.status >= 500) void this.accounting.countFailure(decided.charge);
+      if (refused.status >= 500) void this.accounting.countFailure(admitted.charge);
       if (claim) {
         if (error instanceof CallStopped && error.reason !== 'deadline') await claim.abandon();
         else await claim.complete(refused.status, { detail: refused.detail });
@@ -268,10 +268,10 @@ export class ToolInvoker extends ToolRunner {
     tool: RegisteredTool,
     input: object,
     origin: CallOrigin,
-    decided: Decisions,
+    ticket: Admission,
+    claim: IdempotencyEntry | undefined,
   ): Promise<unknown> {
-    const { claim, ticket } = decided;
-    const record = await this.longCalls.begin(how.id, { ...origin, tool, input, ticket: ticket! });
+    const record = await this.longCalls.begin(how.id, { ...origin, tool, input, ticket });
     const finished = await this.longCalls.awaitFinish(record.id, how.waitMs);
     if (!finished) {
       await claim?.complete(202, invocationView(record));

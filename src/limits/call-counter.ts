@@ -24,7 +24,7 @@ export interface CallCounted {
 
 /**
  * The key's record changed after the call read it (a cached copy, see RedisKeyStore.findKeyByHash):
- * nothing was counted, and the invocation pipeline starts the call over on the record itself.
+ * nothing was counted, and CallChecks starts the call over on the record itself.
  * Should it keep changing under every attempt, the call is answered 503.
  */
 export class SubjectRecordChanged extends StoreUnavailableError {

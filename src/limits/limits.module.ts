@@ -12,7 +12,7 @@ import { QuotaService } from './quota.service';
  * Rate limits (per key, per window) and daily quotas, and LimitsService, the one owner of what a call
  * costs: what they allow, on the counters the store
  * keeps (rate windows, usage and the accounting step: src/kernel/store/). The checks that apply them to a
- * request are steps of the invocation pipeline (src/invocations/).
+ * request are CallChecks (src/invocations/call-checks.ts).
  */
 @Module({
   providers: [

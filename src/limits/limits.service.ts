@@ -26,15 +26,15 @@ export interface Chargeable {
 
 /**
  * What a call has been charged so far, as LimitsService recorded it: made by LimitsService only, never
- * changed (a further charge is a new Charge), so that what a step decided is what the next reads.
+ * changed (a further charge is a new Charge), so that what one check decided is what the next reads.
  */
 export class Charge {
   /** @internal Made by LimitsService. */
   constructor(
     readonly key: Payer,
     readonly tool: string | undefined,
-    /** The credits: not a tool call (none), still to charge (due), or charged. */
-    readonly quota: 'none' | 'due' | 'counted',
+    /** Its credits: not a tool call's (unmetered), still to charge (pending), or charged. */
+    readonly status: 'unmetered' | 'pending' | 'charged',
     /** What the call is (or was) charged against its credits. */
     readonly credits?: QuotaCharge,
     /** Where the key stands after the charge. */
@@ -45,7 +45,7 @@ export class Charge {
 /**
  * The one owner of what a call costs, for REST and both MCP transports alike: the key's rate budget
  * (per window) and its credits (its tool's cost, against the daily and monthly limits), in the
- * contract's order. Steps of the pipeline and the MCP transport ask it; nothing else counts.
+ * contract's order. CallChecks and the MCP transport ask it; nothing else counts.
  *
  * A tool call without an Idempotency-Key meets no other check between the rate limit and the quota
  * (its tool's capacity is decided before both, in memory), so both are counted in one step of the
@@ -67,12 +67,12 @@ export class LimitsService {
     const tool = call.tool;
     if (tool === undefined) {
       const headers = call.rateLimitCounted ? {} : (await this.limiter.consume(key)).headers;
-      return { charge: new Charge(key, tool, 'none'), headers };
+      return { charge: new Charge(key, tool, 'unmetered'), headers };
     }
     const credits = this.quota.charge(key, tool, call.cost ?? 1);
     if (call.rateLimitCounted || call.idempotent || call.admitted === false) {
       const headers = call.rateLimitCounted ? {} : (await this.limiter.consume(key)).headers;
-      return { charge: new Charge(key, tool, 'due', credits), headers };
+      return { charge: new Charge(key, tool, 'pending', credits), headers };
     }
     const counted = await this.limiter.consume(key, credits);
     const headers: Headers = counted.headers;
@@ -87,15 +87,15 @@ export class LimitsService {
       }
       quotaHeaders(state, headers);
     }
-    return { charge: new Charge(key, tool, 'counted', credits, state), headers };
+    return { charge: new Charge(key, tool, 'charged', credits, state), headers };
   }
 
-  /** A tool call's credits, when still due (after its idempotency step): 402 when they fall short. */
+  /** A tool call's credits, when still due (after its Idempotency-Key is checked): 402 when they fall short. */
   async chargeCredits(charge: Charge): Promise<{ charge: Charge; headers: Headers }> {
-    if (charge.quota !== 'due' || !charge.credits) return { charge, headers: {} };
+    if (charge.status !== 'pending' || !charge.credits) return { charge, headers: {} };
     const state = await this.quota.consume(charge.key, charge.credits);
     return {
-      charge: new Charge(charge.key, charge.tool, 'counted', charge.credits, state),
+      charge: new Charge(charge.key, charge.tool, 'charged', charge.credits, state),
       headers: quotaHeaders(state),
     };
   }
@@ -105,7 +105,7 @@ export class LimitsService {
    * count. Never throws: the answer goes out whatever happens to the count.
    */
   async countFailure(charge: Charge | undefined): Promise<void> {
-    if (charge?.quota !== 'counted' || !charge.credits) return;
+    if (charge?.status !== 'charged' || !charge.credits) return;
     await this.quota.countFailure(charge.key.id, charge.credits).catch(() => undefined);
   }
 

@@ -80,7 +80,7 @@ export class QuotaService {
   }
 
   /**
-   * A call charged (here or by the rate step): its state, or the 402 when refused, the monthly one
+   * A call charged (here or with its rate): its state, or the 402 when refused, the monthly one
    * when the month refused it.
    */
   settle(charge: QuotaCharge, result: QuotaResult): QuotaState {

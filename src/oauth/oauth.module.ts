@@ -7,7 +7,7 @@ import { PrincipalsService } from './principals.service';
 
 /**
  * OAuth access tokens without HTTP routes: the authorization servers of OAUTH_ISSUERS, the token
- * verifier, the principals. The pipeline's authentication step uses it in every process.
+ * verifier, the principals. Authentication (CallChecks) uses it in every process.
  */
 @Module({
   imports: [LimitsModule, SubjectsModule],

@@ -5,7 +5,7 @@ type OrderedDecorator = Parameters<DiscoveryService['getMetadataByDecorator']>[0
 
 /**
  * The providers marked with `decorator` anywhere in the application, sorted by the order each
- * declares (then by `tiebreak`): how a module adds a pipeline step or a doctor check, by declaring
+ * declares (then by `tiebreak`): how a module adds a CallCheck or a doctor check, by declaring
  * a provider. Providers of a request scope are left out (they have no instance to call).
  */
 export function discoverInOrder<T>(

@@ -35,8 +35,8 @@ export class ValidationFailed extends ApiError {
 export class InputRefused extends ValidationFailed {}
 
 /**
- * Not an error: the kept answer of an idempotent call, replayed. The idempotency step ends the
- * pipeline with it, as a refusal would, so that neither the quota nor the tool is reached; the
+ * Not an error: the kept answer of an idempotent call, replayed. Checking its Idempotency-Key
+ * ends the checks with it, as a refusal would, so that neither the quota nor the tool is reached; the
  * exception filter writes its status and body as they were, with `Idempotent-Replayed: true`.
  */
 export class IdempotentReplay extends HttpException {

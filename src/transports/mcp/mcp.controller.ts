@@ -38,7 +38,7 @@ export const MCP_PATH = 'mcp';
  * Every request is authenticated by the global guard and needs `services:execute`. Every JSON-RPC
  * message of the POST, notifications included, counts once against the key's rate limit, all or
  * nothing, before any runs (LimitsService.countMessages: a batch of 100 is 100 messages); a POST of one
- * tools/call that the fast path answers counts it in the call's own rate step, with its credits
+ * tools/call that the fast path answers counts it in the call's own rate check, with its credits
  * (one round trip on Redis besides the key's read, as REST). A batch
  * with two requests of one id, and a message with an oversized `_meta`, are refused whole before
  * anything runs (mcp-messages.ts). The tools/calls of a batch run one after the other, each

@@ -194,7 +194,7 @@ export class McpFastPath {
   }
 
   /**
-   * Whether the message's call reaches the pipeline's rate step whatever it carries (a registered
+   * Whether the message's call reaches its rate check whatever it carries (a registered
    * tool, arguments within the depth limit), so that its rate may be counted there with its
    * credits, in one step of the store, as a REST call's.
    */

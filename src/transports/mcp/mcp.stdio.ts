@@ -2,7 +2,7 @@ import { HttpException, INestApplicationContext, Logger } from '@nestjs/common';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Readable, Writable } from 'node:stream';
 import { INSUFFICIENT_PERMISSIONS, ANY_TOOL_SCOPE } from '../../auth';
-import { InvocationPipeline, ToolCaller, ToolInvoker } from '../../invocations';
+import { CallChecks, ToolCaller, ToolInvoker } from '../../invocations';
 import { TOOL_SCOPE } from '../../tools/index';
 import { McpServerFactory } from './mcp.server';
 
@@ -26,18 +26,18 @@ function untilClosed(stdin: Readable): Promise<void> {
   });
 }
 
-/** The stdio caller: its key as a bearer value, checked by the pipeline on every call. */
+/** The stdio caller: its key as a bearer value, checked by CallChecks on every call. */
 function stdioCaller(token: string): ToolCaller {
   return { transport: 'mcp-stdio', authorization: [`Bearer ${token}`], client: 'stdio' };
 }
 
 /**
- * The key must be valid and hold services:execute for the server to start: the pipeline's own
- * authentication and scope steps, not counted against the rate limit.
+ * The key must be valid and hold services:execute for the server to start: the authentication and
+ * scope checks of every call (CallChecks), not counted against the rate limit.
  */
 async function admit(app: INestApplicationContext, token: string): Promise<void> {
   try {
-    await app.get(InvocationPipeline).check({
+    await app.get(CallChecks).check({
       ...stdioCaller(token),
       // Admitting the key is not a call: nothing is charged.
       rateLimitCounted: true,

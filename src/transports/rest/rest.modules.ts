@@ -21,7 +21,7 @@ import { AdminCatalogController } from './admin-catalog.controller';
 
 /**
  * The routes about keys (`/api/v1/auth/*`, `/api/v1/usage`). Authentication and scope checks of a
- * request are steps of the invocation pipeline (src/invocations/).
+ * request are CallChecks (src/invocations/call-checks.ts).
  */
 @Module({
   imports: [SubjectsModule, LimitsModule],

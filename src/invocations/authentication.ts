@@ -1,11 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { bearerToken, KeysService, AuthFailureLimiter, mayBeCached } from '../../subjects';
-import type { NotAuthenticatedDetail } from '../../auth';
-import type { Caller } from '../../subjects';
-import { AuthChallenges } from '../../auth';
-import { ApiError } from '../../kernel/errors/api-error';
-import { InvalidAccessToken, PrincipalsService } from '../../oauth';
-import { Call, InvocationStep, PipelineStep, STEP_ORDER, StepDecision } from '../call';
+import { bearerToken, KeysService, AuthFailureLimiter, mayBeCached } from '../subjects';
+import type { Caller } from '../subjects';
+import type { NotAuthenticatedDetail } from '../auth';
+import { AuthChallenges } from '../auth';
+import { ApiError } from '../kernel/errors/api-error';
+import { InvalidAccessToken, PrincipalsService } from '../oauth';
+import type { Call } from './call';
+
+/** Who calls, as authentication found it. */
+export interface Authenticated {
+  caller: Caller;
+  /**
+   * The caller came from a copy of its record kept between calls (a shared store's, see
+   * RedisKeyStore.findKeyByHash): a 403 made on it is made again on the record itself.
+   */
+  cached: boolean;
+}
 
 /**
  * Who calls: an active key (a bearer token starting `sk_`), or, with OAuth configured, the
@@ -13,9 +23,8 @@ import { Call, InvocationStep, PipelineStep, STEP_ORDER, StepDecision } from '..
  * every failure counts against the client's failed-authentication limit (429 past it); an issuer
  * that cannot be asked is 503, never a guess. Two Authorization headers are refused, not guessed at.
  */
-@PipelineStep({ order: STEP_ORDER.authenticate })
 @Injectable()
-export class AuthenticateStep implements InvocationStep {
+export class Authentication {
   constructor(
     private readonly keys: KeysService,
     private readonly principals: PrincipalsService,
@@ -23,17 +32,8 @@ export class AuthenticateStep implements InvocationStep {
     private readonly challenges: AuthChallenges,
   ) {}
 
-  run(
-    call: Call,
-    _decided: unknown,
-    attempt: { fresh: boolean },
-  ): Promise<StepDecision> | StepDecision {
-    // Authenticated by its transport for this very call: nothing to read again.
-    if (call.caller) return { caller: call.caller };
-    return this.authenticate(call, attempt.fresh);
-  }
-
-  private async authenticate(call: Call, retried: boolean): Promise<StepDecision> {
+  /** `retried`: read the caller's record itself, not a copy kept between calls. */
+  async authenticate(call: Call, retried: boolean): Promise<Authenticated> {
     if (call.authorization.length > 1) {
       // Node keeps the first of several; which one a proxy would pick is anyone's guess.
       await this.failures.recordFailure(call.client);
@@ -55,7 +55,7 @@ export class AuthenticateStep implements InvocationStep {
     } else {
       caller = await this.keys.authenticate(token, { fresh });
     }
-    if (caller) return { caller, callerFromCache: !fresh && mayBeCached(caller) };
+    if (caller) return { caller, cached: !fresh && mayBeCached(caller) };
     await this.failures.recordFailure(call.client);
     throw this.challenges.unauthenticated(detail, call);
   }

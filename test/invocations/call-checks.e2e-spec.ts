@@ -1,41 +1,33 @@
 import { Injectable, Module } from '@nestjs/common';
 import type { AddressInfo, Server } from 'node:net';
 import { ApiError } from '../../src/kernel/errors/api-error';
-import {
-  Call,
-  Decisions,
-  InvocationStep,
-  PipelineStep,
-  STEP_ORDER,
-} from '../../src/invocations/call';
+import { CallCheck } from '../../src/invocations';
+import type { Call } from '../../src/invocations';
+import type { Caller } from '../../src/subjects';
 import { bearer, startApp, TestApp } from '../support/app';
 import { connectHttp, textOf } from '../support/mcp-clients';
 import { startStdioMcp } from '../support/stdio-mcp';
 
-const REFUSAL = 'Refused by the test step: greet is closed to this key';
+const REFUSAL = 'Refused by the test check: greet is closed to this key';
 
 /**
  * A check registered once, by a module of its own: it refuses greet to keys named `closed`,
  * after the scope and before the rate limit.
  */
-@PipelineStep({ order: STEP_ORDER.scope + 50 })
+@CallCheck()
 @Injectable()
-class ClosedGreetStep implements InvocationStep {
-  run(call: Call, decided: Readonly<Decisions>): void {
-    if (
-      call.tool === 'greet' &&
-      decided.caller?.kind === 'key' &&
-      decided.caller.name === 'closed'
-    ) {
+class ClosedGreetCheck implements CallCheck {
+  check(call: Call, caller: Caller): void {
+    if (call.tool === 'greet' && caller.kind === 'key' && caller.name === 'closed') {
       throw new ApiError(403, REFUSAL);
     }
   }
 }
 
-@Module({ providers: [ClosedGreetStep] })
+@Module({ providers: [ClosedGreetCheck] })
 class ClosedGreetModule {}
 
-describe('one invocation pipeline for REST and MCP (e2e)', () => {
+describe('the checks of a call, one list for REST and MCP (e2e)', () => {
   let t: TestApp;
 
   beforeAll(async () => {
