@@ -83,24 +83,6 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 300 }] },
   },
   {
-    // Past 300 lines until the steps of issue 40 named beside them split them.
-    // src/invocations/tool.invoker.ts: step (b): the REST side leaves for the route, the checks for the pipeline
-    // src/invocations/long-running-calls.ts: step (b): the sweep and the lease leave for files of their own
-    // src/idempotency/redis-idempotency.store.ts: step (e): its Lua scripts leave for a file of their own
-    // src/invocations/redis-invocation.store.ts: step (e): its Lua scripts leave for a file of their own
-    // src/invocations/sqlite-invocation.store.ts: step (e): its statements leave for a file of their own
-    // src/limits/sqlite-usage.store.ts: step (e): its statements leave for a file of their own
-    files: [
-      'src/invocations/tool.invoker.ts',
-      'src/invocations/long-running-calls.ts',
-      'src/idempotency/redis-idempotency.store.ts',
-      'src/invocations/redis-invocation.store.ts',
-      'src/invocations/sqlite-invocation.store.ts',
-      'src/limits/sqlite-usage.store.ts',
-    ],
-    rules: { 'max-lines': 'off' },
-  },
-  {
     // supertest bodies and JSON fixtures are untyped by nature
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {

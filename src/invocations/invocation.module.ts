@@ -15,6 +15,7 @@ import { LongRunningCalls } from './long-running-calls';
 import { ToolSlots } from './tool-slots';
 import { ToolRunner } from '../tools/index';
 import { ToolInvoker } from './tool.invoker';
+import { ToolRoutes } from './tool-routes';
 
 /**
  * The checks of every call (CallChecks: authentication, scope, the modules' own, admission, rate
@@ -35,7 +36,8 @@ import { ToolInvoker } from './tool.invoker';
     LongRunningCalls,
     InvocationGuard,
     ToolInvoker,
-    { provide: ToolRunner, useExisting: ToolInvoker },
+    ToolRoutes,
+    { provide: ToolRunner, useExisting: ToolRoutes },
   ],
   exports: [
     CallChecks,

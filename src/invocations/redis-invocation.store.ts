@@ -1,4 +1,3 @@
-import type { Result } from 'ioredis';
 import { redisCall } from '../kernel/store/redis/redis.connection';
 import type { RedisDatabase } from '../kernel/store/redis/redis.database';
 import { idOfIndexMember, indexMember, RedisKeys } from '../kernel/store/redis/redis.keys';
@@ -10,25 +9,12 @@ import {
   InvocationStatus,
   InvocationStore,
 } from './invocation.store';
+import { INVOCATION_SCRIPTS } from './redis-invocation.scripts';
 
 /** Fields held as JSON in the record hash (the others are text; absent is null). */
 const JSON_FIELDS = new Set(['progress', 'result', 'error', 'expires_ms']);
 /** A page of a caller's list reads this many index entries at a time (a status filter skips some). */
 const LIST_BATCH = 100;
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /**
-     * KEYS: the record. ARGV: the statuses it may be in ('|'-joined), the time it expires (ms, ''
-     * for none), a field not to return ('' for none), then field/value pairs ('' deletes).
-     * Returns the record after (HGETALL, that field left out), or an empty list when it was in no
-     * such status.
-     */
-    tisMoveInvocation(record: string, ...args: string[]): Result<string[], Context>;
-    /** KEYS: the record. ARGV: the statuses a cancel applies to ('|'-joined), the channel, its id. */
-    tisCancelInvocation(record: string, ...args: string[]): Result<number, Context>;
-  }
-}
 
 /**
  * A new record's fields: only those that hold something (a field absent reads as null, false or
@@ -92,37 +78,6 @@ function decode(fields: Record<string, string>): InvocationRecord | undefined {
 const isActive = (record: InvocationRecord | undefined) =>
   record !== undefined && ACTIVE_STATUSES.includes(record.status);
 
-const MOVE_LUA = `
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return {} end
-local allowed = false
-for s in string.gmatch(ARGV[1], '[^|]+') do if s == status then allowed = true end end
-if not allowed then return {} end
-for i = 4, #ARGV, 2 do
-  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i])
-  else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-end
-if ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
-local all = redis.call('HGETALL', KEYS[1])
-if ARGV[3] == '' then return all end
-local kept = {}
-for i = 1, #all, 2 do
-  if all[i] ~= ARGV[3] then kept[#kept + 1] = all[i]; kept[#kept + 1] = all[i + 1] end
-end
-return kept`;
-
-const CANCEL_LUA = `
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 0 end
-for s in string.gmatch(ARGV[1], '[^|]+') do
-  if s == status then
-    redis.call('HSET', KEYS[1], 'cancel_requested', '1')
-    redis.call('PUBLISH', ARGV[2], ARGV[3])
-    return 1
-  end
-end
-return 0`;
-
 /**
  * Long-running calls in Redis: a record hash each (`{<invocation id>}:invocation`, a slot of its
  * own, expiring with the call), each caller's index (`{<caller id>}:invocations`, in the caller's
@@ -140,8 +95,7 @@ export class RedisInvocationStore extends InvocationStore {
     super();
     this.channel = `${redis.settings.redisKeyPrefix}invocations:cancel`;
     redis.define({
-      tisMoveInvocation: { numberOfKeys: 1, lua: MOVE_LUA },
-      tisCancelInvocation: { numberOfKeys: 1, lua: CANCEL_LUA },
+      ...INVOCATION_SCRIPTS,
     });
     redis.subscriber.on('message', (channel: string, id: string) => {
       if (channel === this.channel) for (const listener of this.listeners) listener(id);

@@ -1,14 +1,13 @@
 import { HttpException, Injectable, Optional } from '@nestjs/common';
 import { callerActor } from '../audit';
-import type { ApiRequest, Caller } from '../subjects';
+import type { Caller } from '../subjects';
 import { answerOf } from '../kernel/errors/answer';
 import { ApiError, IdempotentReplay, InputRefused } from '../kernel/errors/api-error';
 import { rateHeaders, LimitsService } from '../limits';
 import { MAX_BODY_DEPTH, TOO_DEEP } from '../kernel/http/body';
-import { HttpExchange } from '../kernel/http/http-exchange';
 import { MetricsService } from '../metrics';
 import type { InvocationRecord } from './invocation.store';
-import { ToolRunner, RegisteredTool, ToolRegistry } from '../tools/index';
+import type { RegisteredTool } from '../tools/index';
 import { Accepted, asJsonBody, CallIo, PostRefused, replayedAnswer, ToolCaller } from './call-io';
 
 export { Accepted, type CallIo, PostRefused, type ToolCaller } from './call-io';
@@ -18,13 +17,12 @@ import { nestedDeeperThan } from '../kernel/common/plain-object';
 import { CallResponse, Call } from './call';
 import { AdmittedCall, CallChecks } from './call-checks';
 import { CallControl, CallStopped } from './call-control';
-import { ClientWatch, deadlinePassed, ToolActor, ToolExecution } from './execution';
+import { deadlinePassed, ToolActor, ToolExecution } from './execution';
 import type { CallOrigin, ChargedCredits } from './invocation-records';
-import { invocationLocation, invocationView } from './invocation.view';
-import { LongRunningCalls, newInvocationId } from './long-running-calls';
+import { invocationView } from './invocation.view';
+import { LongRunningCalls } from './long-running-calls';
 import type { Admission } from './tool-slots';
 import type { IdempotencyEntry } from '../idempotency';
-import { preferences } from './prefer';
 import { AtCapacity } from './at-capacity';
 
 /** What a call was charged, once counted: what its refund gives back if it never runs. */
@@ -37,77 +35,22 @@ function chargedOf({ charge }: AdmittedCall): ChargedCredits | undefined {
  * The runtime of a tool call, one for every transport: its checks (CallChecks: authentication,
  * scope, admission, rate limit, idempotency, capacity, credits), then validation by the same pipe,
  * the tool within its deadline and slot (ToolExecution), and its kept answer (its
- * IdempotencyEntry); or, for a call to run in the background, its invocation (LongRunningCalls). REST's tool
- * routes come here (serve: a ToolRunner), and so do MCP over HTTP and stdio (invoke); errors are
- * REST's, for the transport to translate.
+ * IdempotencyEntry); or, for a call to run in the background, its invocation (LongRunningCalls).
+ * REST's tool routes come here (ToolRoutes), and so do MCP over HTTP and stdio (invoke); errors
+ * are REST's, for the transport to translate.
  */
 @Injectable()
-export class ToolInvoker extends ToolRunner {
+export class ToolInvoker {
   private readonly validation = new ApiValidationPipe();
 
   constructor(
     private readonly checks: CallChecks,
-    private readonly registry: ToolRegistry,
-    private readonly exchange: HttpExchange,
     private readonly execution: ToolExecution,
     private readonly longCalls: LongRunningCalls,
     private readonly accounting: LimitsService,
     // Absent in the stdio server, which serves no /metrics.
     @Optional() private readonly metrics?: MetricsService,
-  ) {
-    super();
-  }
-
-  /**
-   * A tool's REST route: the answer's body, or a thrown refusal for the exception filter (a replay
-   * too: IdempotentReplay); the headers its checks decided are set on `res` either way. A call
-   * asked to run in the background (`Prefer: respond-async`, or a tool that always does) is
-   * answered 202 with its invocation's view, unless it ends within the `wait` it asked for.
-   */
-  async serve(name: string, req: object, res: object): Promise<unknown> {
-    const tool = this.registry.get(name);
-    if (!tool) throw new Error(`No tool named '${name}' is registered`);
-    const request = req as ApiRequest;
-    const answer: CallResponse = { headers: {} };
-    const io: CallIo = { control: new CallControl() };
-    const prefer = preferences(request.headers.prefer);
-    const mode = tool.runtime.async;
-    if (mode === 'required' || (mode === 'allowed' && prefer.respondAsync)) {
-      io.background = { id: newInvocationId(), waitMs: prefer.waitMs };
-    } else {
-      io.watch = this.clientWatch(res);
-    }
-    try {
-      const body = await this.run(
-        {
-          transport: 'rest',
-          authorization: this.exchange.headerValues(req, 'authorization'),
-          client: request.ip ?? 'unknown',
-          requestId: request.id,
-          scopes: [toolScope(name)],
-          tool: name,
-          bearerErrorCodes: false,
-          body: request.body,
-          idempotencyKey: request.headers['idempotency-key'],
-          background: io.background?.id,
-        },
-        tool,
-        request.body,
-        io,
-        answer,
-      ).catch((error: unknown) => this.currentAccepted(error));
-      if (!(body instanceof Accepted)) return body;
-      (res as { status(code: number): unknown }).status(202);
-      this.exchange.setHeader(res, 'Location', invocationLocation(body.record.id));
-      return invocationView(body.record);
-    } catch (error) {
-      if (error instanceof AtCapacity) request.refused = error.reason;
-      throw error;
-    } finally {
-      request.caller = answer.caller;
-      this.exchange.setHeaders(res, answer.headers);
-    }
-  }
+  ) {}
 
   /**
    * A tool called over MCP: the tool's answer exactly as REST would send it as the response body,
@@ -182,7 +125,11 @@ export class ToolInvoker extends ToolRunner {
     return this.longCalls.find(id);
   }
 
-  private async run(
+  /**
+   * Runs a call to a tool: its checks, validation, then the tool (or, for a call to run in the
+   * background, its invocation) and its kept answer. Errors are REST's (the transport's to turn).
+   */
+  async run(
     call: Call,
     tool: RegisteredTool,
     args: unknown,
@@ -299,16 +246,6 @@ export class ToolInvoker extends ToolRunner {
     return new ApiError(499, error.message);
   }
 
-  /** A replayed 202 shows the invocation as it stands now, with its `Location` (REST). */
-  private async currentAccepted(error: unknown): Promise<never> {
-    if (!(error instanceof IdempotentReplay) || error.getStatus() !== 202) throw error;
-    const id = (error.body as { id?: unknown } | null)?.id;
-    const record = typeof id === 'string' ? await this.longCalls.find(id) : undefined;
-    throw new IdempotentReplay(202, record ? invocationView(record) : error.body, {
-      Location: invocationLocation(String(id)),
-    });
-  }
-
   /**
    * A kept answer replayed over MCP (replayedAnswer); a kept 202 is the invocation as it stands
    * now, still running in the background (Accepted) or over (its answer).
@@ -323,18 +260,6 @@ export class ToolInvoker extends ToolRunner {
     if (record.status === 'succeeded') return record.result;
     const failure = record.error ?? { status: 500, detail: 'Internal Server Error' };
     throw new ApiError(failure.status, failure.detail);
-  }
-
-  /** REST: the client going away before the answer stops the call (its signal aborts). */
-  private clientWatch(res: object): ClientWatch {
-    return (control) => {
-      const node = this.exchange.nodeResponse(res);
-      const gone = () => {
-        if (!node.writableFinished) control.stop('client-gone');
-      };
-      node.once('close', gone);
-      return () => node.off('close', gone);
-    };
   }
 
   private validate(tool: RegisteredTool, args: unknown): Promise<object> {

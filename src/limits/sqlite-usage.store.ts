@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
 import { usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
+import { type Tally, type ToolCount, USAGE_MIGRATIONS } from './sqlite-usage.schema';
 import {
   dayBefore,
   DayUsage,
@@ -19,42 +20,6 @@ interface PendingCount {
   reject: (error: Error) => void;
 }
 
-/** The tables of credits added after the first schema (`usage_counters` is the day's credits). */
-const MIGRATIONS = [
-  `CREATE TABLE usage_months (
-     key_id TEXT NOT NULL,
-     month TEXT NOT NULL,
-     credits INTEGER NOT NULL,
-     PRIMARY KEY (key_id, month)
-   ) WITHOUT ROWID;
-   CREATE TABLE usage_by_tool (
-     key_id TEXT NOT NULL,
-     day TEXT NOT NULL,
-     tool TEXT NOT NULL,
-     calls INTEGER NOT NULL DEFAULT 0,
-     credits INTEGER NOT NULL DEFAULT 0,
-     failed INTEGER NOT NULL DEFAULT 0,
-     PRIMARY KEY (key_id, day, tool)
-   ) WITHOUT ROWID;`,
-];
-
-/** A key's calls of a tool on a day, summed over one group commit. */
-interface ToolCount {
-  keyId: string;
-  day: string;
-  tool: string;
-  calls: number;
-  credits: number;
-}
-
-/** A key's credits of one day or month during a group commit: as read, and as counted since. */
-interface Tally {
-  keyId: string;
-  period: string;
-  read: number;
-  used: number;
-}
-
 /**
  * Usage counters in the embedded store, on the database's counters connection: a key's credits
  * per day (`usage_counters`), per month (`usage_months`) and per tool and day (`usage_by_tool`).
@@ -69,7 +34,7 @@ export class SqliteUsageStore extends UsageStore {
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
-    sqlite.ensureSchema('usage', MIGRATIONS);
+    sqlite.ensureSchema('usage', USAGE_MIGRATIONS);
     const { counters } = sqlite;
     // A group commit's counts are decided in memory, under its write lock, from the counters read
     // once in it, and written once each at its end (see countBatch), in the VALUES form, which

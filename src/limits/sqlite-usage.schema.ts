@@ -1,0 +1,35 @@
+/** The tables of credits added after the first schema (`usage_counters` is the day's credits). */
+export const USAGE_MIGRATIONS = [
+  `CREATE TABLE usage_months (
+     key_id TEXT NOT NULL,
+     month TEXT NOT NULL,
+     credits INTEGER NOT NULL,
+     PRIMARY KEY (key_id, month)
+   ) WITHOUT ROWID;
+   CREATE TABLE usage_by_tool (
+     key_id TEXT NOT NULL,
+     day TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     calls INTEGER NOT NULL DEFAULT 0,
+     credits INTEGER NOT NULL DEFAULT 0,
+     failed INTEGER NOT NULL DEFAULT 0,
+     PRIMARY KEY (key_id, day, tool)
+   ) WITHOUT ROWID;`,
+];
+
+/** A key's calls of a tool on a day, summed over one group commit. */
+export interface ToolCount {
+  keyId: string;
+  day: string;
+  tool: string;
+  calls: number;
+  credits: number;
+}
+
+/** A key's credits of one day or month during a group commit: as read, and as counted since. */
+export interface Tally {
+  keyId: string;
+  period: string;
+  read: number;
+  used: number;
+}
