@@ -1,5 +1,4 @@
 import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { Test } from '@nestjs/testing';
@@ -7,34 +6,24 @@ import { rootModule } from '../../src/app.module';
 import { LOG_DESTINATION } from '../../src/logging/log-control';
 import { ENVIRONMENT } from '../../src/kernel/settings/settings';
 import { ConfigurationService } from '../../src/configuration/configuration.service';
-import { baseEnv, LogCapture, startApp, tempDataDir } from '../support/app';
-import { builtEntry } from '../support/built';
+import { baseEnv, LogCapture, spawnApp, SpawnedApp, startApp, tempDataDir } from '../support/app';
 import { writeConfigFile } from '../support/config';
 
 /**
- * The built server (as `npm start` runs dist/main.js; test/support/built.ts) started with only
- * this environment (a fresh DATA_DIR unless it names one), in a directory of its own: the process
- * and all it has written so far, stdout and stderr.
+ * The built server (as `npm start` runs dist/main.js) started with only this environment (a fresh
+ * DATA_DIR unless it names one), in a directory of its own.
  */
-function spawnBuilt(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, builtEntry('main'), {
-    cwd: tempDataDir(),
-    env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDataDir(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  return { child, output: () => output };
+function spawnBuilt(env: Record<string, string>): SpawnedApp {
+  return spawnApp({ cwd: tempDataDir(), env: { DATA_DIR: tempDataDir(), ...env } });
 }
 
 /** The built server started with only this environment: its exit code and output lines. */
 async function startBuilt(
   env: Record<string, string>,
 ): Promise<{ code: number | null; lines: string[] }> {
-  const { child, output } = spawnBuilt(env);
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, lines: output().trim().split('\n') };
+  const server = spawnBuilt(env);
+  const { code } = await server.exited;
+  return { code, lines: server.output().trim().split('\n') };
 }
 
 describe('start-up stops on an invalid CONFIG_FILE or environment (e2e)', () => {
@@ -118,18 +107,17 @@ describe('the server process and its configuration (e2e)', () => {
       }).on('error', () => resolve(0));
     });
   /** The status of the first answer on `port` (0: none before the process exited), then SIGTERM. */
-  const firstAnswer = async (child: ChildProcess, port: number): Promise<number> => {
+  const firstAnswer = async (server: SpawnedApp, port: number): Promise<number> => {
     try {
       let answered = 0;
       // Bounded: at most 300 polls, 100 ms apart.
-      for (let i = 0; i < 300 && answered === 0 && child.exitCode === null; i++) {
+      for (let i = 0; i < 300 && answered === 0 && server.child.exitCode === null; i++) {
         await new Promise((r) => setTimeout(r, 100));
         answered = await status(port);
       }
       return answered;
     } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      if (child.exitCode === null && child.kill('SIGTERM')) await exited;
+      await server.stop();
     }
   };
 
@@ -137,23 +125,23 @@ describe('the server process and its configuration (e2e)', () => {
     const port = await freePort();
     const dataDir = tempDataDir();
     const configFile = writeConfigFile(dataDir, `server:\n  host: 127.0.0.1\n  port: ${port}\n`);
-    const { child } = spawnBuilt({ DATA_DIR: dataDir, CONFIG_FILE: configFile });
-    expect(await firstAnswer(child, port)).toBe(401);
+    const server = spawnBuilt({ DATA_DIR: dataDir, CONFIG_FILE: configFile });
+    expect(await firstAnswer(server, port)).toBe(401);
   });
 
   it.each(['express', 'fastify'])(
     'serves on HTTP_ADAPTER=%s from the built server, and its start-up line names it',
     async (adapter) => {
       const port = await freePort();
-      const { child, output } = spawnBuilt({
+      const server = spawnBuilt({
         ...baseEnv(),
         DATA_DIR: tempDataDir(),
         HOST: '127.0.0.1',
         PORT: String(port),
         HTTP_ADAPTER: adapter,
       });
-      expect(await firstAnswer(child, port)).toBe(401);
-      expect(output()).toContain(`Listening on http://127.0.0.1:${port} with ${adapter}`);
+      expect(await firstAnswer(server, port)).toBe(401);
+      expect(server.output()).toContain(`Listening on http://127.0.0.1:${port} with ${adapter}`);
     },
   );
 

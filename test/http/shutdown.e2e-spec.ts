@@ -1,77 +1,20 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { INITIAL_KEY_FILE } from '../../src/subjects/initial-key';
-import { baseEnv, bearer, tempDataDir } from '../support/app';
-import { tsNodeEntry } from '../support/built';
+import { baseEnv, bearer, spawnApp, SpawnedApp, tempDataDir } from '../support/app';
 import { usingSharedRedis } from '../support/redis';
 
-const ROOT = join(__dirname, '../..');
-
-/** The slow server's process, with its stdout read line by line. */
-class ServerProcess {
-  readonly child: ChildProcess;
-  readonly lines: string[] = [];
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private stderr = '';
-  private waiters: (() => void)[] = [];
-
-  constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, tsNodeEntry('test/support/slow-server.ts'), {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let pending = '';
-    this.child.stdout!.on('data', (chunk: Buffer) => {
-      pending += chunk.toString();
-      const complete = pending.split('\n');
-      pending = complete.pop() ?? '';
-      this.lines.push(...complete);
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-    this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    this.exited = new Promise((resolve) =>
-      this.child.on('exit', (code, signal) => {
-        for (const wake of this.waiters.splice(0)) wake();
-        resolve({ code, signal });
-      }),
-    );
-  }
-
-  /** The first stdout line matching the pattern; fails if the process exits first. */
-  async line(pattern: RegExp): Promise<RegExpMatchArray> {
-    for (;;) {
-      const found = this.lines.map((l) => pattern.exec(l)).find(Boolean);
-      if (found) return found;
-      if (this.child.exitCode !== null || this.child.signalCode !== null) {
-        throw new Error(`server exited before printing ${pattern}: ${this.stderr}`);
-      }
-      await new Promise<void>((wake) => this.waiters.push(wake));
-    }
-  }
-
-  logRecords(): Record<string, unknown>[] {
-    return this.lines
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-  }
-}
-
 describe('graceful shutdown (a real server process)', () => {
-  let server: ServerProcess | undefined;
+  let server: SpawnedApp | undefined;
 
-  afterEach(() => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null)
-      server.child.kill('SIGKILL');
-  });
+  afterEach(() => server?.stop('SIGKILL'));
 
   it('on SIGTERM finishes the in-flight request, closes the store and exits 0', async () => {
     const dataDir = tempDataDir();
     // The data directory's own Redis prefix: a fresh store, so the initial key is written.
     const env: Record<string, string> = { ...baseEnv(dataDir), DATA_DIR: dataDir };
-    server = new ServerProcess(env);
+    server = spawnApp({ script: 'test/support/slow-server.ts', env });
     const port = Number((await server.line(/^listening (\d+)$/))[1]);
     const base = `http://127.0.0.1:${port}`;
     const key = readFileSync(join(dataDir, INITIAL_KEY_FILE), 'utf8').trim();

@@ -123,3 +123,6 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+export { spawnApp, SpawnedApp } from './spawned-app';
+export type { SpawnOptions } from './spawned-app';

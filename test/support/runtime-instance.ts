@@ -1,7 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { tsNodeEntry } from './built';
+import { spawnApp } from './spawned-app';
 
 /** An instance of the service with the runtime's test tools, as a process of its own. */
 export interface RuntimeInstance {
@@ -12,25 +11,22 @@ export interface RuntimeInstance {
 
 /** Starts test/support/runtime-server.ts with `env` (DATA_DIR included); ready once it listens. */
 export async function startInstance(env: Record<string, string>): Promise<RuntimeInstance> {
-  const child = spawn(process.execPath, tsNodeEntry(join(__dirname, 'runtime-server.ts')), {
-    cwd: join(__dirname, '..', '..'),
-    env: { ...process.env, RUNTIME_APP_ENV: JSON.stringify(env) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = spawnApp({
+    script: join(__dirname, 'runtime-server.ts'),
+    env: { ...inherited(), RUNTIME_APP_ENV: JSON.stringify(env) },
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 60 s: ${stderr}`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    createInterface({ input: child.stdout }).on('line', (text) => {
-      if (!text.startsWith('{"port"')) return;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      resolve(text);
-    });
-  });
+  const [line] = await server.line(/^\{"port".*$/);
   const { port, adminKey } = JSON.parse(line) as { port: number; adminKey: string };
-  return { child, url: `http://127.0.0.1:${port}`, adminKey };
+  return { child: server.child, url: `http://127.0.0.1:${port}`, adminKey };
+}
+
+/** The test process's environment, as the runtime server reads it (its Redis, its adapter). */
+function inherited(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined,
+    ),
+  );
 }
 
 /** SIGKILL: the instance stops at once, its calls left as they stand. */
