@@ -8,3 +8,4 @@ export { OAuthModule } from './oauth.module';
 export { DeletedPrincipal, PrincipalView, UpdatePrincipalInput } from './principals.dto';
 export { PrincipalsService } from './principals.service';
 export { PrincipalUpkeep } from './principals.upkeep';
+export { PRINCIPALS_PATH, PrincipalSubjects } from './principal.subjects';

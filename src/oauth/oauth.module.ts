@@ -4,6 +4,7 @@ import { SubjectsModule } from '../subjects';
 import { AccessTokens } from './access-tokens';
 import { AuthorizationServers } from './authorization-servers';
 import { PrincipalsService } from './principals.service';
+import { PrincipalSubjects } from './principal.subjects';
 
 /**
  * OAuth access tokens without HTTP routes: the authorization servers of OAUTH_ISSUERS, the token
@@ -11,7 +12,7 @@ import { PrincipalsService } from './principals.service';
  */
 @Module({
   imports: [LimitsModule, SubjectsModule],
-  providers: [AuthorizationServers, AccessTokens, PrincipalsService],
-  exports: [AuthorizationServers, PrincipalsService],
+  providers: [AuthorizationServers, AccessTokens, PrincipalsService, PrincipalSubjects],
+  exports: [AuthorizationServers, PrincipalsService, PrincipalSubjects],
 })
 export class OAuthModule {}

@@ -36,3 +36,6 @@ export type {
   PrincipalRecord,
 } from './principal.store';
 export { SubjectsModule } from './subjects.module';
+export { MAX_SUBJECT_PAGE, SubjectsService } from './subjects.service';
+export type { Holdings, SubjectKind } from './subjects.service';
+export { KEYS_PATH, KeySubjects } from './key.subjects';

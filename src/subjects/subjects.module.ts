@@ -7,9 +7,14 @@ import { SUBJECT_STORES } from './subjects.stores';
 import { AuthFailureLimiter } from './auth-failure.limiter';
 import { AuthChallenges } from '../auth';
 import { KeySearch } from './key-search';
+import { KeySubjects } from './key.subjects';
+import { SubjectsService } from './subjects.service';
 import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-search';
 
-/** Keys and failed-authentication counts without HTTP: for the pipeline, the CLI and stdio MCP. */
+/**
+ * Keys, the subjects' one implementation (SubjectsService) and failed-authentication counts,
+ * without HTTP: for the checks of a call, the REST routes, the CLI and stdio MCP.
+ */
 @Module({
   imports: [LimitsModule],
   providers: [
@@ -18,8 +23,19 @@ import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-sea
     AuthFailureLimiter,
     AuthChallenges,
     KeySearch,
+    SubjectsService,
+    KeySubjects,
     { provide: SEARCH_BUDGET_TOKEN, useValue: SEARCH_BUDGET },
   ],
-  exports: [KeyStore, PrincipalStore, KeysService, AuthFailureLimiter, AuthChallenges, KeySearch],
+  exports: [
+    KeyStore,
+    PrincipalStore,
+    KeysService,
+    AuthFailureLimiter,
+    AuthChallenges,
+    KeySearch,
+    SubjectsService,
+    KeySubjects,
+  ],
 })
 export class SubjectsModule {}

@@ -5,7 +5,6 @@ import {
   Get,
   Header,
   HttpCode,
-  Inject,
   Param,
   Patch,
   Post,
@@ -25,36 +24,30 @@ import { Actor, type AuditActor } from '../../audit';
 import type { ReplyControl } from '../../kernel/http/plumbing';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
 import { ApiError } from '../../kernel/errors/api-error';
-import { QuotaService, ApiUsage, historyDays, usageView, UsageView } from '../../limits';
-import { Settings, SETTINGS } from '../../kernel/settings/settings';
-import type { ApiKeyRecord, Caller } from '../../subjects';
-import { invalidQueryValue, queryInts } from '../../kernel/validation/query';
+import { ApiUsage, UsageView } from '../../limits';
+import type { Caller } from '../../subjects';
 import {
   toView,
   KeysService,
+  KeySubjects,
+  KEYS_PATH,
   badRequest,
-  KEY_NOT_FOUND,
-  KEY_REVOKED,
   ApiKeyView,
   CreateApiKeyInput,
   CreatedApiKey,
+  MAX_SUBJECT_PAGE,
   Me,
   OAuthMe,
   RevokedApiKey,
   RotateApiKeyInput,
   UpdateApiKeyInput,
   CurrentCaller,
-  escalates,
-  mayManage,
-  decodeCursor,
-  encodeCursor,
+  SubjectsService,
 } from '../../subjects';
-import { Scopes, ToolCatalog, INSUFFICIENT_PERMISSIONS } from '../../auth';
-import { nextLink } from '../../kernel/http/page-cursor';
+import { Scopes } from '../../auth';
 import { ApiPage } from '../../kernel/openapi/page.decorator';
 
-export const KEYS_PATH = '/api/v1/auth/api-keys';
-const MAX_PAGE = 1000;
+export { KEYS_PATH };
 
 @ApiTags('auth')
 @ApiBearerAuth()
@@ -63,9 +56,8 @@ const MAX_PAGE = 1000;
 export class KeysController {
   constructor(
     private readonly keys: KeysService,
-    private readonly quota: QuotaService,
-    @Inject(SETTINGS) private readonly settings: Settings,
-    private readonly catalog: ToolCatalog,
+    private readonly subjects: SubjectsService,
+    private readonly kind: KeySubjects,
   ) {}
 
   /** The calling key, or the principal of the calling OAuth token, as the service sees it. */
@@ -130,9 +122,7 @@ export class KeysController {
     } catch (error) {
       throw badRequest(error);
     }
-    if (escalates(caller, { ...input, scopes }, this.settings, this.catalog.costs())) {
-      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    }
+    this.subjects.checkGrant(caller, { ...input, scopes });
     try {
       const { key, record } = await this.keys.create(input, actor);
       res.header('Location', `${KEYS_PATH}/${record.id}`);
@@ -146,24 +136,14 @@ export class KeysController {
   @Get('api-keys')
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List keys' })
-  @ApiPage(ApiKeyView, MAX_PAGE)
+  @ApiPage(ApiKeyView, MAX_SUBJECT_PAGE)
   @ApiErrors(400, 403)
   async list(
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) res: ReplyControl,
   ): Promise<ApiKeyView[]> {
-    const { limit } = queryInts(query, { limit: { min: 1, max: MAX_PAGE, default: MAX_PAGE } });
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    if (after === null)
-      throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
-    const page = limit as number;
-    const records = await this.keys.list({ after, limit: page + 1 });
     const now = this.keys.now();
-    if (records.length > page) {
-      const last = records[page - 1];
-      res.header('Link', nextLink(KEYS_PATH, page, encodeCursor(last)));
-    }
-    return records.slice(0, page).map((record) => toView(record, now));
+    return (await this.subjects.page(this.kind, query, res)).map((record) => toView(record, now));
   }
 
   /** One key's view. */
@@ -173,7 +153,7 @@ export class KeysController {
   @ApiOkResponse({ type: ApiKeyView })
   @ApiErrors(403, 404)
   async get(@Param('id') id: string): Promise<ApiKeyView> {
-    return toView(await this.found(id), this.keys.now());
+    return toView(await this.subjects.find(this.kind, id), this.keys.now());
   }
 
   /**
@@ -194,21 +174,7 @@ export class KeysController {
     @Body() input: UpdateApiKeyInput,
     @Actor() actor: AuditActor,
   ): Promise<ApiKeyView> {
-    const target = await this.manageable(caller, id);
-    const changes = Object.fromEntries(
-      Object.entries(input).filter(([, value]) => value !== undefined),
-    ) as UpdateApiKeyInput;
-    try {
-      if (changes.scopes !== undefined) changes.scopes = this.keys.resolveScopes(changes);
-      if (changes.plan !== undefined) this.keys.checkPlan(changes.plan);
-    } catch (error) {
-      throw badRequest(error);
-    }
-    if (escalates(caller, changes, this.settings, this.catalog.costs(), target.plan)) {
-      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    }
-    const record = await this.keys.update(target, changes, actor);
-    if (!record) throw new ApiError(404, KEY_NOT_FOUND);
+    const record = await this.subjects.change(this.kind, caller, id, { ...input }, actor);
     return toView(record, this.keys.now());
   }
 
@@ -238,9 +204,9 @@ export class KeysController {
     @Res({ passthrough: true }) res: ReplyControl,
     @Actor() actor: AuditActor,
   ): Promise<CreatedApiKey> {
-    await this.manageable(caller, id);
+    await this.subjects.changeable(this.kind, caller, id);
     const rotated = await this.keys.rotate(id, input.grace_seconds ?? 0, actor);
-    if (!rotated) throw new ApiError(404, KEY_NOT_FOUND);
+    if (!rotated) throw new ApiError(404, this.kind.notFound);
     res.header('Location', `${KEYS_PATH}/${id}`);
     return { ...toView(rotated.record, this.keys.now()), key: rotated.key };
   }
@@ -255,7 +221,7 @@ export class KeysController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ): Promise<UsageView> {
-    return usageView(this.quota, await this.found(id), historyDays(query));
+    return this.subjects.usage(this.kind, id, query);
   }
 
   /** Revokes a key: from now on it gets 401. Only a caller holding all that key holds may. */
@@ -270,28 +236,7 @@ export class KeysController {
     @Param('id') id: string,
     @Actor() actor: AuditActor,
   ): Promise<RevokedApiKey> {
-    const target = await this.found(id);
-    if (!mayManage(caller, target, this.settings, this.catalog.costs()))
-      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    await this.keys.revoke(id, actor);
+    await this.subjects.remove(this.kind, caller, id, actor);
     return { id, status: 'revoked' };
-  }
-
-  private async found(id: string): Promise<ApiKeyRecord> {
-    const target = await this.keys.find(id);
-    if (!target) throw new ApiError(404, KEY_NOT_FOUND);
-    return target;
-  }
-
-  /**
-   * A key the caller may change: it exists (404), holds nothing the caller lacks (403: no scope, no
-   * more generous limit), and is not revoked (409).
-   */
-  private async manageable(caller: Caller, id: string): Promise<ApiKeyRecord> {
-    const target = await this.found(id);
-    if (!mayManage(caller, target, this.settings, this.catalog.costs()))
-      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    if (target.revoked_at) throw new ApiError(409, KEY_REVOKED);
-    return target;
   }
 }

@@ -1,41 +1,23 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Inject,
-  Param,
-  Patch,
-  Query,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../../audit';
-import { Scopes, INSUFFICIENT_PERMISSIONS, ToolCatalog } from '../../auth';
-import { CurrentCaller, escalates, mayManage } from '../../subjects';
-import type { Caller, PrincipalChanges, PrincipalRecord } from '../../subjects';
-import { decodePosition, encodePosition, nextLink } from '../../kernel/http/page-cursor';
+import { Scopes } from '../../auth';
+import { CurrentCaller, MAX_SUBJECT_PAGE, SubjectsService } from '../../subjects';
+import type { Caller, PrincipalRecord } from '../../subjects';
 import { ApiPage } from '../../kernel/openapi/page.decorator';
-import { ApiUsage, historyDays, usageView, UsageView, QuotaService } from '../../limits';
+import { ApiUsage, UsageView } from '../../limits';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
-import { ApiError, ValidationFailed } from '../../kernel/errors/api-error';
 import type { ReplyControl } from '../../kernel/http/plumbing';
-import { planNamed, Settings, SETTINGS } from '../../kernel/settings/settings';
-import { invalidQueryValue, queryInts } from '../../kernel/validation/query';
 import {
   PrincipalsService,
+  PrincipalSubjects,
+  PRINCIPALS_PATH,
   DeletedPrincipal,
   PrincipalView,
   UpdatePrincipalInput,
 } from '../../oauth';
 
-export const PRINCIPALS_PATH = '/api/v1/auth/principals';
-const MAX_PAGE = 1000;
-const PRINCIPAL_ID = /^prn_[0-9a-f]{32}$/;
-const PRINCIPAL_NOT_FOUND = 'Principal not found';
-const PRINCIPAL_DISABLED =
-  'Principal is disabled: its record is what refuses its tokens. Enable it before deleting it.';
+export { PRINCIPALS_PATH };
 
 function toView(
   record: PrincipalRecord,
@@ -71,38 +53,22 @@ function toView(
 export class PrincipalsController {
   constructor(
     private readonly principals: PrincipalsService,
-    private readonly quota: QuotaService,
-    @Inject(SETTINGS) private readonly settings: Settings,
-    private readonly catalog: ToolCatalog,
+    private readonly subjects: SubjectsService,
+    private readonly kind: PrincipalSubjects,
   ) {}
 
   /** Principals in the order they were first seen, a page at a time (`Link` to the next). */
   @Get()
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listPrincipals', summary: 'List OAuth principals' })
-  @ApiPage(PrincipalView, MAX_PAGE)
+  @ApiPage(PrincipalView, MAX_SUBJECT_PAGE)
   @ApiErrors(400, 403)
   async list(
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) res: ReplyControl,
   ): Promise<PrincipalView[]> {
-    const { limit } = queryInts(query, { limit: { min: 1, max: MAX_PAGE, default: MAX_PAGE } });
-    let after: { first_seen_at: string; id: string } | undefined;
-    if (query.cursor !== undefined) {
-      const position = decodePosition(query.cursor, PRINCIPAL_ID);
-      if (!position) throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
-      after = { first_seen_at: position[0], id: position[1] };
-    }
-    const page = limit as number;
-    const records = await this.principals.list({ after, limit: page + 1 });
-    if (records.length > page) {
-      const last = records[page - 1];
-      res.header(
-        'Link',
-        nextLink(PRINCIPALS_PATH, page, encodePosition(last.first_seen_at, last.id)),
-      );
-    }
-    return records.slice(0, page).map((record) => toView(record, this.planOf));
+    const records = await this.subjects.page(this.kind, query, res);
+    return records.map((record) => toView(record, this.planOf));
   }
 
   @Get(':id')
@@ -111,7 +77,7 @@ export class PrincipalsController {
   @ApiOkResponse({ type: PrincipalView })
   @ApiErrors(403, 404)
   async get(@Param('id') id: string): Promise<PrincipalView> {
-    return toView(await this.found(id), this.planOf);
+    return toView(await this.subjects.find(this.kind, id), this.planOf);
   }
 
   /** A principal's usage: today against its limit, and `days` UTC days of history. */
@@ -124,8 +90,7 @@ export class PrincipalsController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ): Promise<UsageView> {
-    const record = await this.found(id);
-    return usageView(this.quota, this.limited(record), historyDays(query));
+    return this.subjects.usage(this.kind, id, query);
   }
 
   /**
@@ -143,26 +108,7 @@ export class PrincipalsController {
     @Body() input: UpdatePrincipalInput,
     @Actor() actor: AuditActor,
   ): Promise<PrincipalView> {
-    const target = await this.found(id);
-    const changes = Object.fromEntries(
-      Object.entries(input).filter(([, value]) => value !== undefined),
-    ) as PrincipalChanges;
-    if (typeof changes.plan === 'string' && !planNamed(this.settings.plans, changes.plan)) {
-      throw new ValidationFailed([
-        {
-          loc: ['body', 'plan'],
-          msg: `Unknown plan '${changes.plan}'; expected one of: ${Object.keys(this.settings.plans).join(', ')}`,
-          type: 'value_error',
-        },
-      ]);
-    }
-    const grant = { ...changes, plan: changes.plan ?? undefined };
-    this.checkManageable(caller, target);
-    if (escalates(caller, grant, this.settings, this.catalog.costs(), this.planOf(target))) {
-      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    }
-    const record = await this.principals.update(target, changes, actor);
-    if (!record) throw new ApiError(404, PRINCIPAL_NOT_FOUND);
+    const record = await this.subjects.change(this.kind, caller, id, { ...input }, actor);
     return toView(record, this.planOf);
   }
 
@@ -181,42 +127,9 @@ export class PrincipalsController {
     @Param('id') id: string,
     @Actor() actor: AuditActor,
   ): Promise<DeletedPrincipal> {
-    const target = await this.found(id);
-    this.checkManageable(caller, target);
-    if (!target.enabled) throw new ApiError(409, PRINCIPAL_DISABLED);
-    if (!(await this.principals.delete(target.id, actor))) {
-      throw new ApiError(404, PRINCIPAL_NOT_FOUND);
-    }
+    const target = await this.subjects.remove(this.kind, caller, id, actor);
     return { id: target.id, deleted: true };
   }
 
-  /**
-   * 403 unless the caller holds all the principal holds: every scope its tokens carried (all of
-   * them while none is recorded), limits and prices within its own.
-   */
-  private checkManageable(caller: Caller, target: PrincipalRecord): void {
-    const held = { scopes: target.scopes ?? ['*'], ...this.limited(target) };
-    if (!mayManage(caller, held, this.settings, this.catalog.costs())) {
-      throw new ApiError(403, INSUFFICIENT_PERMISSIONS);
-    }
-  }
-
   private readonly planOf = (record: PrincipalRecord) => this.principals.planOf(record);
-
-  /** A principal's limits as they stand (its plan: the operator's, else OAUTH_DEFAULT_PLAN). */
-  private limited(record: PrincipalRecord) {
-    return {
-      id: record.id,
-      plan: this.principals.planOf(record),
-      daily_limit: record.daily_limit,
-      monthly_limit: record.monthly_limit,
-      rate_limit: record.rate_limit,
-    };
-  }
-
-  private async found(id: string): Promise<PrincipalRecord> {
-    const record = PRINCIPAL_ID.test(id) ? await this.principals.find(id) : undefined;
-    if (!record) throw new ApiError(404, PRINCIPAL_NOT_FOUND);
-    return record;
-  }
 }
