@@ -1,5 +1,4 @@
 import { Client as Client2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import { bearer, startApp, TestApp } from '../support/app';
 import { probe, RuntimeToolsModule } from '../support/runtime-tools.module';
@@ -32,6 +31,10 @@ function events(text: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
 }
 
+/**
+ * What only MCP has of the runtime: progress notifications, the 2025 cancel notification, stdio,
+ * and the tasks extension. What REST and MCP share is written once over both (runtime.e2e-spec.ts).
+ */
 describe('A runtime for real tools, over MCP (e2e)', () => {
   let t: TestApp;
   let key: string;
@@ -90,23 +93,6 @@ describe('A runtime for real tools, over MCP (e2e)', () => {
     );
     return c;
   }
-
-  it.each(['modern', 'legacy'] as const)(
-    'answers a call past its deadline with an isError result of the 504 text (%s)',
-    async (kind) => {
-      const c = await client(kind);
-      try {
-        const result = await c.callTool({ name: 'obedient', arguments: { label: `mcp-${kind}` } });
-        expect(result.isError).toBe(true);
-        expect(result.content).toEqual([
-          { type: 'text', text: "Tool 'obedient' did not finish within 300 ms" },
-        ]);
-        expect(probe.aborted.get(`mcp-${kind}`)).toBe('TimeoutError');
-      } finally {
-        await c.close();
-      }
-    },
-  );
 
   it.each(['modern', 'legacy'] as const)(
     'sends progress notifications before the result to a client that asks (%s)',
@@ -169,43 +155,6 @@ describe('A runtime for real tools, over MCP (e2e)', () => {
       total: 2,
       message: 'step 1',
     });
-  });
-
-  it("aborts the tool's signal when a 2026-07-28 client closes the request's stream", async () => {
-    const req = httpRequest({
-      port,
-      host: '127.0.0.1',
-      method: 'POST',
-      path: '/mcp',
-      headers: {
-        ...bearer(key),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'tools/call',
-        'mcp-name': 'slow',
-      },
-    });
-    req.on('error', () => undefined);
-    req.end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: {
-          name: 'slow',
-          arguments: { label: 'closed', ms: 20_000, steps: 100 },
-          _meta: envelope(false),
-        },
-      }),
-    );
-    await until(() => probe.started.has('closed'), Boolean);
-    req.destroy();
-    await until(
-      () => probe.aborted.get('closed'),
-      (reason) => reason !== undefined,
-    );
-    expect(probe.aborted.get('closed')).toBe('AbortError');
   });
 
   it("aborts the tool's signal on a 2025 notifications/cancelled of another POST", async () => {

@@ -1,11 +1,10 @@
-import { request as httpRequest } from 'node:http';
-import type { AddressInfo, Server } from 'node:net';
 import { Clock } from '../../src/kernel/common/clock';
 import { bearer, startApp, TestApp } from '../support/app';
 import { FakeClock } from '../support/fake-clock';
 import { metricValue } from '../support/metrics';
 import { narrowGate, probe, RuntimeToolsModule } from '../support/runtime-tools.module';
 import { usingSharedRedis } from '../support/redis';
+import { callTool, openCall, portOf, TOOL_TRANSPORTS } from '../support/tool-transports';
 
 const ASYNC = { Prefer: 'respond-async' };
 
@@ -19,11 +18,10 @@ async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean)
   throw new Error('condition not met in time');
 }
 
-describe('A runtime for real tools, over REST (e2e)', () => {
+describe('A runtime for real tools, over REST and MCP alike (e2e)', () => {
   let t: TestApp;
   let key: string;
   let keyId: string;
-  let port: number;
   const clock = new FakeClock(new Date());
 
   beforeAll(async () => {
@@ -32,8 +30,7 @@ describe('A runtime for real tools, over REST (e2e)', () => {
       configure: (builder) => builder.overrideProvider(Clock).useValue(clock),
     });
     ({ key, id: keyId } = await t.createKeyWithId({ plan: 'pro', rate_limit: 1000 }));
-    await t.app.listen(0, '127.0.0.1');
-    port = ((t.app.getHttpServer() as unknown as Server).address() as AddressInfo).port;
+    await portOf(t);
   });
   afterAll(async () => {
     narrowGate.release();
@@ -54,15 +51,23 @@ describe('A runtime for real tools, over REST (e2e)', () => {
       .used as number;
   const metrics = async () => (await t.http().get('/metrics')).text;
 
-  it('answers 504 with the exact text at the deadline, the tool seeing its signal abort', async () => {
-    const res = await call('obedient', { label: 'deadline' });
-    expect([res.status, res.body]).toEqual([
-      504,
-      { detail: "Tool 'obedient' did not finish within 300 ms" },
-    ]);
-    expect(probe.aborted.get('deadline')).toBe('TimeoutError');
-    expect(metricValue(await metrics(), 'tool_timeouts_total', { tool: 'obedient' })).toBe(1);
-  });
+  it.each(TOOL_TRANSPORTS)(
+    'answers 504 with the exact text at the deadline, the tool seeing its signal abort (%s)',
+    async (transport) => {
+      const timeouts = async () =>
+        metricValue(await metrics(), 'tool_timeouts_total', { tool: 'obedient' }) ?? 0;
+      const before = await timeouts();
+      const label = `deadline-${transport}`;
+      const answer = await callTool(t, transport, key, 'obedient', { label });
+      // REST answers 504 {detail}; MCP an isError result of the same text.
+      expect(answer).toEqual({
+        refused: "Tool 'obedient' did not finish within 300 ms",
+        ...(transport === 'rest' ? { status: 504 } : {}),
+      });
+      expect(probe.aborted.get(label)).toBe('TimeoutError');
+      expect((await timeouts()) - before).toBe(1);
+    },
+  );
 
   it('answers a tool that ignores its signal 504 before it finishes, and drops its late result', async () => {
     const res = await call('hanging', { label: 'stubborn', ms: 1500 });
@@ -83,24 +88,20 @@ describe('A runtime for real tools, over REST (e2e)', () => {
     expect(metricValue(await metrics(), 'tool_calls_in_flight', { tool: 'hanging' })).toBe(0);
   });
 
-  it("aborts the tool's signal when the REST client goes away before the answer", async () => {
-    const req = httpRequest({
-      port,
-      host: '127.0.0.1',
-      method: 'POST',
-      path: '/api/v1/services/slow',
-      headers: { ...bearer(key), 'content-type': 'application/json' },
-    });
-    req.on('error', () => undefined);
-    req.end(JSON.stringify({ label: 'gone', ms: 20_000, steps: 100 }));
-    await until(() => probe.started.has('gone'), Boolean);
-    req.destroy();
-    await until(
-      () => probe.aborted.get('gone'),
-      (reason) => reason !== undefined,
-    );
-    expect(probe.aborted.get('gone')).toBe('AbortError');
-  });
+  it.each(['rest', 'mcp-2026'] as const)(
+    "aborts the tool's signal when the client goes away before the answer (%s)",
+    async (transport) => {
+      const label = `gone-${transport}`;
+      const req = await openCall(t, transport, key, 'slow', { label, ms: 20_000, steps: 100 });
+      await until(() => probe.started.has(label), Boolean);
+      req.destroy();
+      await until(
+        () => probe.aborted.get(label),
+        (reason) => reason !== undefined,
+      );
+      expect(probe.aborted.get(label)).toBe('AbortError');
+    },
+  );
 
   it('runs one call of a narrow tool, queues one, refuses the rest 503 and counts none of them', async () => {
     narrowGate.close();
