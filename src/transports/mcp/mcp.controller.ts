@@ -34,7 +34,7 @@ import { McpFastPath } from './mcp.fast-path';
 export const MCP_PATH = 'mcp';
 
 /**
- * `POST /mcp`: MCP over Streamable HTTP, stateless, both eras (2026-07-28 and the 2025 revisions).
+ * `POST /mcp`: MCP over Streamable HTTP, stateless, both revisions (2026-07-28 and the 2025 ones).
  * Every request is authenticated by the global guard and needs `services:execute`. Every JSON-RPC
  * message of the POST, notifications included, counts once against the key's rate limit, all or
  * nothing, before any runs (LimitsService.countMessages: a batch of 100 is 100 messages); a POST of one

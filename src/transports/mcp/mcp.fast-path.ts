@@ -15,10 +15,10 @@ import { Settings, SETTINGS } from '../../kernel/settings/settings';
 import { MAX_BODY_DEPTH } from '../../kernel/http/body';
 import { isPlainObject, nestedDeeperThan } from '../../kernel/common/plain-object';
 import { SERVER_NAME } from './mcp.server';
-import { LogFields, McpTools, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.tools';
+import { LogFields, McpRevision, McpTools, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.tools';
 
 /** The MCP revision of the per-request envelope this service serves. */
-export const MODERN_REVISION = '2026-07-28';
+export const ENVELOPE_REVISION = '2026-07-28';
 
 /** What the fast path needs of the POST it answers. */
 export interface FastPathScope {
@@ -38,10 +38,10 @@ export interface FastPathAnswer {
   body: string;
 }
 
-/** A message the fast path answers: which era, which method, with what. */
+/** A message the fast path answers: which revision, which method, with what. */
 export type FastPathMessage =
-  | { era: 'modern' | 'legacy'; id: string | number; method: 'tools/list' }
-  | { era: 'modern' | 'legacy'; id: string | number; method: 'tools/call'; params: ToolCallParams };
+  | { revision: McpRevision; id: string | number; method: 'tools/list' }
+  | { revision: McpRevision; id: string | number; method: 'tools/call'; params: ToolCallParams };
 
 const RESERVED_META = /^io\.modelcontextprotocol\//;
 const LEGACY_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
@@ -92,24 +92,24 @@ function plainClientInfo(value: unknown): boolean {
 
 /**
  * The request's `_meta` as the fast path takes it: none, or plain, with no progress token (a
- * request that asks for progress is answered as SSE, by the SDK) and, when `modern`, the 2026-07-28
+ * request that asks for progress is answered as SSE, by the SDK) and, when `enveloped`, the 2026-07-28
  * envelope exactly as the SDK would accept it, and no other reserved key (a log level, ...).
  */
-function plainMeta(meta: unknown, modern: boolean): boolean {
-  if (meta === undefined) return !modern;
+function plainMeta(meta: unknown, enveloped: boolean): boolean {
+  if (meta === undefined) return !enveloped;
   if (!isPlainObject(meta) || meta.progressToken !== undefined) return false;
   for (const key of Object.keys(meta)) {
     if (!RESERVED_META.test(key)) continue;
-    if (!modern) return false;
+    if (!enveloped) return false;
     if (
       ![PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY].includes(key)
     ) {
       return false;
     }
   }
-  if (!modern) return true;
+  if (!enveloped) return true;
   return (
-    meta[PROTOCOL_VERSION_META_KEY] === MODERN_REVISION &&
+    meta[PROTOCOL_VERSION_META_KEY] === ENVELOPE_REVISION &&
     plainCapabilities(meta[CLIENT_CAPABILITIES_META_KEY]) &&
     plainClientInfo(meta[CLIENT_INFO_META_KEY])
   );
@@ -123,7 +123,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /**
  * A POST the fast path answers: one JSON-RPC request, `tools/call` or `tools/list`, whose every
- * part is as the SDK's entry would take it without a word of its own: its era told as the SDK
+ * part is as the SDK's entry would take it without a word of its own: its revision told as the SDK
  * tells it (the envelope in `_meta`, else 2025), the 2026-07-28 headers equal to the body, the
  * 2025 transport's media types. Anything else is undefined: the SDK answers it.
  */
@@ -136,32 +136,37 @@ function recognize(body: unknown, headers: IncomingHttpHeaders): FastPathMessage
   const params = body.params;
   if (params !== undefined && !isPlainObject(params)) return;
   const meta = params?._meta;
-  const modern = isPlainObject(meta) && meta[PROTOCOL_VERSION_META_KEY] !== undefined;
-  if (!plainMeta(meta, modern)) return;
+  const enveloped = isPlainObject(meta) && meta[PROTOCOL_VERSION_META_KEY] !== undefined;
+  if (!plainMeta(meta, enveloped)) return;
   const version = header(headers, 'mcp-protocol-version');
-  if (modern) {
-    if (version !== MODERN_REVISION || header(headers, 'mcp-method') !== method) return;
+  if (enveloped) {
+    if (version !== ENVELOPE_REVISION || header(headers, 'mcp-method') !== method) return;
   } else {
     if (headers['mcp-protocol-version'] !== undefined && !LEGACY_VERSIONS.has(version ?? '')) {
       return;
     }
     if (!acceptsBoth(header(headers, 'accept'))) return;
   }
-  const era = modern ? 'modern' : 'legacy';
+  const revision: McpRevision = enveloped ? '2026-07-28' : '2025';
   if (method === 'tools/list') {
     return params === undefined || keysWithin(params, ['_meta'])
-      ? { era, id: id as string | number, method }
+      ? { revision, id: id as string | number, method }
       : undefined;
   }
   if (!params || !keysWithin(params, ['name', 'arguments', '_meta'])) return;
   if (typeof params.name !== 'string') return;
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return;
-  if (modern && header(headers, 'mcp-name') !== params.name) return;
-  return { era, id: id as string | number, method, params: params as unknown as ToolCallParams };
+  if (enveloped && header(headers, 'mcp-name') !== params.name) return;
+  return {
+    revision,
+    id: id as string | number,
+    method,
+    params: params as unknown as ToolCallParams,
+  };
 }
 
 /**
- * The fast path in front of the SDK's entry, for the hot messages of both eras (`tools/call` and
+ * The fast path in front of the SDK's entry, for the hot messages of both revisions (`tools/call` and
  * `tools/list`): the same tools (McpTools), the same result, written as the SDK writes it, byte
  * for byte (the differential spec, test/mcp/mcp-fast-path.e2e-spec.ts, holds it to that), without a
  * server, a transport, Web Request and Response objects and a zod parse of every message per
@@ -187,7 +192,7 @@ export class McpFastPath {
     const message = recognize(body, headers);
     // A 2026-07-28 call of a tool that always runs in the background is refused by the SDK's
     // entry (-32021, the client did not declare tasks): its answer, not the fast path's.
-    if (message?.method === 'tools/call' && message.era === 'modern') {
+    if (message?.method === 'tools/call' && message.revision === '2026-07-28') {
       if (this.tools.runsInBackground(message.params.name)) return;
     }
     return message;
@@ -211,19 +216,19 @@ export class McpFastPath {
         cacheScope: 'private',
       });
     }
-    const modern = message.era === 'modern';
+    const revision = message.revision;
     // Watched only once it turns out not to end at once: the client closing the POST stops it;
     // a 2025 client may cancel it with notifications/cancelled (2026-07-28 closes the stream).
     const watch = (control: CallControl) => {
       const unwatch = scope.watchClient(control);
-      const untrack = modern ? undefined : scope.track(message.id, control);
+      const untrack = revision === '2026-07-28' ? undefined : scope.track(message.id, control);
       return () => {
         unwatch();
         untrack?.();
       };
     };
     try {
-      const io = { control: new CallControl(), modern, tasks: false, watch };
+      const io = { control: new CallControl(), revision, tasks: false, watch };
       const result = await this.tools.call(
         scope.caller(),
         message.params,
@@ -249,7 +254,7 @@ export class McpFastPath {
     cache: object = {},
   ): FastPathAnswer {
     const result =
-      message.era === 'modern'
+      message.revision === '2026-07-28'
         ? {
             ...fields,
             resultType: 'complete',

@@ -64,7 +64,7 @@ export class McpHttpEntry {
 
   constructor(private readonly servers: McpServerFactory) {
     const onerror = (error: Error) => this.logger.warn(`MCP entry: ${error.message}`);
-    const modern = createMcpHandler(
+    const enveloped = createMcpHandler(
       ({ authInfo }) => {
         const { body, ...scope } = scopeOf(authInfo);
         return this.servers.create({ ...scope, rawArguments: argumentsIn(body) });
@@ -77,7 +77,7 @@ export class McpHttpEntry {
       fetch: async (request: Request, options: McpHandlerRequestOptions = {}) =>
         (await isLegacyRequest(request, options.parsedBody))
           ? legacy(request, options)
-          : modern.fetch(request, options),
+          : enveloped.fetch(request, options),
     };
     const node = toNodeHandler(composed, { onerror });
     this.serve = (req, res, body) => node(req, res, body);
@@ -102,7 +102,7 @@ export class McpHttpEntry {
     return this.serve(req, res, body);
   }
 
-  /** A 2025-era request: a server and a stateless transport of its own, JSON unless progress is asked. */
+  /** A request of a 2025 revision: a server and a stateless transport of its own, JSON unless progress is asked. */
   private async legacy(request: Request, options: McpHandlerRequestOptions): Promise<Response> {
     const { body: _body, ...scope } = scopeOf(options.authInfo);
     const server = this.servers.create({ ...scope, rawArguments: argumentsIn(options.parsedBody) });

@@ -13,7 +13,7 @@ import type { Caller } from '../../subjects';
 import type { ToolCaller } from '../../invocations';
 import { Settings, SETTINGS } from '../../kernel/settings/settings';
 import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './mcp.tasks';
-import { LogFields, McpCallIo, McpTools, TOOLS_LIST_TTL_MS } from './mcp.tools';
+import { LogFields, McpCallIo, McpRevision, McpTools, TOOLS_LIST_TTL_MS } from './mcp.tools';
 
 /** The name MCP clients see (serverInfo). */
 export const SERVER_NAME = 'tool-invocation-service';
@@ -39,16 +39,20 @@ export interface McpServerScope {
   track?: (requestId: string | number, control: CallControl) => () => void;
 }
 
-/** What the call's request asks: its era, and whether its client declared the tasks extension. */
-function requestTraits(context: ServerContext): { modern: boolean; tasks: boolean } {
+/** What the call's request asks: its revision, and whether its client declared the tasks extension. */
+function requestTraits(context: ServerContext): { revision: McpRevision; tasks: boolean } {
   const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
-  const modern = envelope?.[PROTOCOL_VERSION_META_KEY] !== undefined;
-  return { modern, tasks: modern && declaresTasks(envelope?.[CLIENT_CAPABILITIES_META_KEY]) };
+  if (envelope?.[PROTOCOL_VERSION_META_KEY] === undefined)
+    return { revision: '2025', tasks: false };
+  return {
+    revision: '2026-07-28',
+    tasks: declaresTasks(envelope[CLIENT_CAPABILITIES_META_KEY]),
+  };
 }
 
 /**
  * Builds MCP servers (the SDK's low-level `Server`, on its 2.x entry) whose tools are the
- * registry's, one per HTTP request (stateless, both eras) or one per stdio connection. What is the
+ * registry's, one per HTTP request (stateless, both revisions) or one per stdio connection. What is the
  * same for every request (the tool list, schemas, validators) is built once by McpTools; a server
  * is a few handlers over it: tools/list, tools/call, and the tasks extension's methods.
  */

@@ -68,7 +68,7 @@ export async function serveMcpOverStdio(
   await admit(app, token);
   const servers = app.get(McpServerFactory);
   const logger = new Logger('Mcp');
-  // The SDK's stdio entry: the opening message pins the era (2026-07-28 after `server/discover`,
+  // The SDK's stdio entry: the opening message pins the revision (2026-07-28 after `server/discover`,
   // or the 2025 handshake) and one server from the factory serves the connection.
   const invoker = app.get(ToolInvoker);
   const handle = serveStdio(

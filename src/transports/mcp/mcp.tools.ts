@@ -35,10 +35,16 @@ export interface ToolCallParams {
 /** Where a tool call's error lines point: the HTTP request's fields, made only for a line written. */
 export type LogFields = () => object;
 
-/** How a transport runs an MCP tool call: its controls and progress, the client's era and tasks. */
+/**
+ * The MCP revisions served: 2026-07-28 (a per-request envelope in `_meta`, no session) and the
+ * 2025 ones (an `initialize` handshake first).
+ */
+export type McpRevision = '2026-07-28' | '2025';
+
+/** How a transport runs an MCP tool call: its controls and progress, the client's revision and tasks. */
 export interface McpCallIo extends CallIo {
-  /** The 2026-07-28 era (a per-request envelope), else 2025. */
-  modern: boolean;
+  /** The client's revision. */
+  revision: McpRevision;
   /** The client declared the tasks extension on this request. */
   tasks: boolean;
 }
@@ -125,7 +131,7 @@ export class McpTools {
     params: ToolCallParams,
     logFields: LogFields,
     args: unknown = params.arguments,
-    io: McpCallIo = { control: new CallControl(), modern: false, tasks: false },
+    io: McpCallIo = { control: new CallControl(), revision: '2025', tasks: false },
   ): Promise<CallToolResult> {
     const name = params.name;
     const tool = this.registry.get(name);
@@ -135,7 +141,7 @@ export class McpTools {
     // one; on 2026-07-28 another client is told so (-32021), a 2025 one is answered in the request.
     if (tool.runtime.async === 'required' && io.tasks) {
       io.background = { id: newInvocationId(), waitMs: 0 };
-    } else if (tool.runtime.async === 'required' && io.modern) {
+    } else if (tool.runtime.async === 'required' && io.revision === '2026-07-28') {
       throw tasksRequired();
     }
     let quota: QuotaState | undefined;
