@@ -84,4 +84,37 @@ onBothBackends('usage and credits', USAGE_STORE, (current) => {
     await store.deleteUsage(OTHER, DAY);
     expect(await store.getUsageDays(OTHER, [DAY])).toEqual([{ used: 0, byTool: {} }]);
   });
+
+  it('counts up to the limit and refuses past it, without counting the refusals', async () => {
+    const { store } = current();
+    const results = [];
+    for (let i = 0; i < 5; i++)
+      results.push(await store.consumeQuota(KEY, charge({ dailyLimit: 3 })));
+    expect(results.map(({ allowed, used }) => ({ allowed, used }))).toEqual([
+      { allowed: true, used: 1 },
+      { allowed: true, used: 2 },
+      { allowed: true, used: 3 },
+      { allowed: false, used: 3 },
+      { allowed: false, used: 3 },
+    ]);
+    expect(await store.getUsage(KEY, DAY)).toBe(3);
+  });
+
+  it('keeps days and keys apart, counts without limit when the limit is null, refuses a limit of 0', async () => {
+    const { store } = current();
+    const allowed = async (keyId: string, over: Partial<QuotaCharge>) => {
+      const { allowed, used } = await store.consumeQuota(keyId, charge(over));
+      return { allowed, used };
+    };
+    await allowed(KEY, { dailyLimit: 1 });
+    expect(await allowed(KEY, { dailyLimit: 1, day: '2026-11-28' })).toEqual({
+      allowed: true,
+      used: 1,
+    });
+    expect(await allowed('key_other', { dailyLimit: 1 })).toEqual({ allowed: true, used: 1 });
+    for (let i = 0; i < 3; i++) await allowed('key_unlimited', { dailyLimit: null });
+    expect(await store.getUsage('key_unlimited', DAY)).toBe(3);
+    expect(await allowed('key_none', { dailyLimit: 0 })).toEqual({ allowed: false, used: 0 });
+    expect(await store.getUsage('key_none', DAY)).toBe(0);
+  });
 });
