@@ -76,7 +76,7 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Runs one tool handler inside its call's controls: it waits for its slot (the ticket's), gets a
+ * Runs one tool handler inside its call's controls: it waits for its slot (the admission's), gets a
  * context whose signal is the call's, and its answer is taken unless the call is stopped first
  * (deadline, client gone, cancel): then CallStopped, and whatever the handler answers later is
  * dropped. The slot is held until the handler settles, answered or not.
@@ -94,16 +94,16 @@ export class ToolExecution {
     input: object,
     actor: ToolActor,
     control: CallControl,
-    ticket: Admission,
+    admission: Admission,
     progress?: ProgressSink,
     watch?: ClientWatch,
   ): Promise<unknown> {
     let unwatch: (() => void) | void = undefined;
-    if (ticket.queued) {
+    if (admission.queued) {
       unwatch = watch?.(control);
       control.deadline(tool.runtime.timeoutMs);
       try {
-        await ticket.started(control.signal);
+        await admission.started(control.signal);
       } catch {
         unwatch?.();
         throw new CallStopped(control.stopReason ?? 'cancelled');
@@ -113,11 +113,11 @@ export class ToolExecution {
     try {
       answer = tool.invoke(input, new CallContext(actor, control, progress));
     } catch (error) {
-      this.over(ticket, control, unwatch);
+      this.over(admission, control, unwatch);
       throw error;
     }
     if (!isPromiseLike(answer)) {
-      this.over(ticket, control, unwatch);
+      this.over(admission, control, unwatch);
       return answer;
     }
     unwatch ??= watch?.(control);
@@ -125,8 +125,8 @@ export class ToolExecution {
     let settled = false;
     const running = Promise.resolve(answer);
     running.then(
-      () => ((settled = true), ticket.release()),
-      () => ((settled = true), ticket.release()),
+      () => ((settled = true), admission.release()),
+      () => ((settled = true), admission.release()),
     );
     try {
       return await control.settle(running);
@@ -139,8 +139,8 @@ export class ToolExecution {
     }
   }
 
-  private over(ticket: Admission, control: CallControl, unwatch: (() => void) | void): void {
-    ticket.release();
+  private over(admission: Admission, control: CallControl, unwatch: (() => void) | void): void {
+    admission.release();
     control.finish();
     unwatch?.();
   }

@@ -55,7 +55,7 @@ export interface CallOrigin {
 export interface LongCallSpec extends CallOrigin {
   tool: RegisteredTool;
   input: object;
-  ticket: Admission;
+  admission: Admission;
 }
 
 /**

@@ -82,16 +82,16 @@ export class LongRunningCalls
 
   /**
    * Starts a call in the background: resolves with its record once the record is stored (queued
-   * while its ticket waits for a slot, else running). The call then runs on its own.
+   * while its admission waits for a slot, else running). The call then runs on its own.
    */
   async begin(id: string, spec: LongCallSpec): Promise<InvocationRecord> {
     const now = this.clock.now().toISOString();
-    const record = newRecord(this.instance, id, spec.tool.name, spec, now, spec.ticket.queued);
+    const record = newRecord(this.instance, id, spec.tool.name, spec, now, spec.admission.queued);
     const control = new CallControl();
     try {
       await this.store.create(record);
     } catch (error) {
-      spec.ticket.release();
+      spec.admission.release();
       throw error;
     }
     this.track(record, control, this.drive(record, spec, control));
@@ -193,7 +193,7 @@ export class LongRunningCalls
   ): Promise<Ending> {
     if (record.status === 'queued') {
       try {
-        await spec.ticket.started(control.signal);
+        await spec.admission.started(control.signal);
       } catch {
         const changes = stoppedBy(control);
         return { changes, refund: changes === INSTANCE_STOPPED_CHANGES, settles: true };
@@ -206,7 +206,7 @@ export class LongRunningCalls
           return record;
         });
       if (!marked) {
-        spec.ticket.release();
+        spec.admission.release();
         return { changes: INSTANCE_STOPPED_CHANGES, refund: false, settles: false };
       }
     }
@@ -214,7 +214,7 @@ export class LongRunningCalls
     const progress = progressWriter(this.store, record.id);
     const changes = await outcomeOf(
       spec.tool,
-      this.execution.run(spec.tool, spec.input, spec.actor, control, spec.ticket, progress.sink),
+      this.execution.run(spec.tool, spec.input, spec.actor, control, spec.admission, progress.sink),
     );
     // The last report stands in the final record, whatever was written before.
     return { changes: { ...changes, ...progress.last() }, refund: false, settles: true };

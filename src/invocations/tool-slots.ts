@@ -17,7 +17,7 @@ const IDLE_CALLERS = 1_000;
 
 /** A tool's calls on this instance: how many hold a slot, and those waiting for one, in order. */
 class Lane {
-  /** Tickets holding a slot: reserved, running, or abandoned by their call but not yet settled. */
+  /** Admissions holding a slot: reserved, running, or abandoned by their call but not yet settled. */
   holding = 0;
   readonly waiting: Admission[] = [];
   /**
@@ -52,7 +52,7 @@ export class Admission {
     private readonly slots: ToolSlots,
   ) {}
 
-  /** @internal The ticket holds a slot from now on. */
+  /** @internal The admission holds a slot from now on. */
   grant(): void {
     this.state = 'slot';
     this.promoted?.();
@@ -64,7 +64,7 @@ export class Admission {
   }
 
   /**
-   * Resolves once the ticket holds a slot (at once, if it does). `signal` aborting while it
+   * Resolves once the admission holds a slot (at once, if it does). `signal` aborting while it
    * waits gives its place up and rejects with the signal's reason.
    */
   started(signal?: AbortSignal): Promise<void> {
@@ -140,11 +140,11 @@ export class ToolSlots {
     let hold = lane.callers.get(caller);
     if (lane.holding < capacity.concurrency && lane.waiting.length === 0) {
       hold ??= this.remember(lane, caller);
-      const ticket = new Admission(lane, hold, this);
+      const admission = new Admission(lane, hold, this);
       lane.holding++;
       hold.slots++;
-      ticket.grant();
-      return ticket;
+      admission.grant();
+      return admission;
     }
     const waits = hold?.waiting ?? 0;
     const othersWait = lane.waitingCallers > (waits > 0 ? 1 : 0);
@@ -157,10 +157,10 @@ export class ToolSlots {
       return 'capacity';
     }
     hold ??= this.remember(lane, caller);
-    const ticket = new Admission(lane, hold, this);
+    const admission = new Admission(lane, hold, this);
     if (hold.waiting++ === 0) lane.waitingCallers++;
-    lane.waiting.push(ticket);
-    return ticket;
+    lane.waiting.push(admission);
+    return admission;
   }
 
   /**
@@ -184,9 +184,9 @@ export class ToolSlots {
     return waiting.splice(best, 1)[0];
   }
 
-  /** @internal A ticket let go: its slot passes to the next waiting call, else is freed. */
-  released(lane: Lane, ticket: Admission, heldSlot: boolean): void {
-    const hold = ticket.hold;
+  /** @internal A admission let go: its slot passes to the next waiting call, else is freed. */
+  released(lane: Lane, admission: Admission, heldSlot: boolean): void {
+    const hold = admission.hold;
     if (heldSlot) {
       hold.slots--;
       const next = this.nextToStart(lane);
@@ -198,7 +198,7 @@ export class ToolSlots {
         lane.holding--;
       }
     } else {
-      const at = lane.waiting.indexOf(ticket);
+      const at = lane.waiting.indexOf(admission);
       if (at >= 0) lane.waiting.splice(at, 1);
       this.leftQueue(lane, hold);
     }

@@ -47,7 +47,7 @@ export class ToolInvoker {
     private readonly checks: CallChecks,
     private readonly execution: ToolExecution,
     private readonly longCalls: LongRunningCalls,
-    private readonly accounting: LimitsService,
+    private readonly limits: LimitsService,
     // Absent in the stdio server, which serves no /metrics.
     @Optional() private readonly metrics?: MetricsService,
   ) {}
@@ -143,38 +143,38 @@ export class ToolInvoker {
       throw new InputRefused([TOO_DEEP]);
     }
     const admitted = await this.checks.check(call, answer);
-    const { caller, entry: claim, admission: ticket } = admitted;
+    const { caller, entry, admission } = admitted;
     // The tool runs as its caller for the audit trail (over HTTP, with the request's id).
     const actor: ToolActor = { caller, ...callerActor(caller, call.requestId ?? null) };
     io.actor = actor;
     io.charged = chargedOf(admitted);
-    if (!ticket) throw new Error(`Tool call of '${tool.name}' admitted without a place at it`);
+    if (!admission) throw new Error(`Tool call of '${tool.name}' admitted without a place at it`);
     let input: object;
     try {
       input = await this.validate(tool, args);
     } catch (error) {
-      ticket.release();
-      await claim?.complete(400, { detail: answerOf(error).detail }, false);
+      admission.release();
+      await entry?.complete(400, { detail: answerOf(error).detail }, false);
       throw error;
     }
     if (io.background) {
       if (!this.longCalls.accepting) {
-        ticket.release();
-        await claim?.abandon();
+        admission.release();
+        await entry?.abandon();
         throw new ApiError(
           503,
           'Service temporarily unavailable: this instance is shutting down. Retry after 1 second.',
           { 'Retry-After': 1 },
         );
       }
-      const idempotencyKey = claim ? String(call.idempotencyKey) : undefined;
+      const idempotencyKey = entry ? String(call.idempotencyKey) : undefined;
       return this.background(
         io.background,
         tool,
         input,
         { actor, charged: io.charged, idempotencyKey },
-        ticket,
-        claim,
+        admission,
+        entry,
       );
     }
     try {
@@ -183,23 +183,23 @@ export class ToolInvoker {
         input,
         actor,
         io.control,
-        ticket,
+        admission,
         io.progress,
         io.watch,
       );
       // REST's answer is serialised by the adapter: made JSON here only where it is kept or is MCP's.
-      if (!claim && call.transport === 'rest') return result;
+      if (!entry && call.transport === 'rest') return result;
       const body = asJsonBody(result);
-      await claim?.complete(200, body);
+      await entry?.complete(200, body);
       return body;
     } catch (error) {
       const refusal = this.refusalOf(tool, error);
       const refused = answerOf(refusal);
       // A charged call that failed on the server's side: its tool's `failed` count (by_tool).
-      if (refused.status >= 500) void this.accounting.countFailure(admitted.charge);
-      if (claim) {
-        if (error instanceof CallStopped && error.reason !== 'deadline') await claim.abandon();
-        else await claim.complete(refused.status, { detail: refused.detail });
+      if (refused.status >= 500) void this.limits.countFailure(admitted.charge);
+      if (entry) {
+        if (error instanceof CallStopped && error.reason !== 'deadline') await entry.abandon();
+        else await entry.complete(refused.status, { detail: refused.detail });
       }
       throw refusal;
     }
@@ -215,21 +215,21 @@ export class ToolInvoker {
     tool: RegisteredTool,
     input: object,
     origin: CallOrigin,
-    ticket: Admission,
-    claim: IdempotencyEntry | undefined,
+    admission: Admission,
+    entry: IdempotencyEntry | undefined,
   ): Promise<unknown> {
-    const record = await this.longCalls.begin(how.id, { ...origin, tool, input, ticket });
+    const record = await this.longCalls.begin(how.id, { ...origin, tool, input, admission });
     const finished = await this.longCalls.awaitFinish(record.id, how.waitMs);
     if (!finished) {
-      await claim?.complete(202, invocationView(record));
+      await entry?.complete(202, invocationView(record));
       return new Accepted(record);
     }
     if (finished.status === 'succeeded') {
-      await claim?.complete(200, finished.result);
+      await entry?.complete(200, finished.result);
       return finished.result;
     }
     const error = finished.error ?? { status: 500, detail: 'Internal Server Error' };
-    await claim?.complete(error.status, { detail: error.detail });
+    await entry?.complete(error.status, { detail: error.detail });
     throw new ApiError(error.status, error.detail);
   }
 

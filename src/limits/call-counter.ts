@@ -35,7 +35,7 @@ export class SubjectRecordChanged extends StoreUnavailableError {
 }
 
 /**
- * The accounting concern of the store: counts a keyed call where its counters live, the rate
+ * The counting concern of the store: counts a keyed call where its counters live, the rate
  * budget first (over it, nothing more is counted), then the daily quota when asked, in one step
  * of the store, so that on Redis a call costs one round trip (RedisCallCounter) and on SQLite the
  * rate bucket in memory and the quota in one group commit (LocalCallCounter).

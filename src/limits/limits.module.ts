@@ -11,7 +11,7 @@ import { QuotaService } from './quota.service';
 /**
  * Rate limits (per key, per window) and daily quotas, and LimitsService, the one owner of what a call
  * costs: what they allow, on the counters the store
- * keeps (rate windows, usage and the accounting step: src/kernel/store/). The checks that apply them to a
+ * keeps (rate windows, usage and the call counter). The checks that apply them to a
  * request are CallChecks (src/invocations/call-checks.ts).
  */
 @Module({

@@ -51,7 +51,7 @@ export class McpController {
   constructor(
     private readonly entry: McpHttpEntry,
     private readonly lean: McpFastPath,
-    private readonly accounting: LimitsService,
+    private readonly limits: LimitsService,
     private readonly exchange: HttpExchange,
     private readonly cancels: McpCancels,
     private readonly challenges: AuthChallenges,
@@ -92,7 +92,7 @@ export class McpController {
     if (!ownRate) {
       this.exchange.setHeaders(
         reply,
-        await this.accounting.countMessages(key, Math.max(1, messages.length)),
+        await this.limits.countMessages(key, Math.max(1, messages.length)),
       );
     }
     if (refused) return this.refuse(req, reply, refused);
