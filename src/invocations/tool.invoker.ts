@@ -65,8 +65,7 @@ export class ToolInvoker {
   ): Promise<unknown> {
     const answer: CallResponse = { headers: {} };
     try {
-      // Field by field, not `{...caller}` with the rest: the object rest and spread showed in a CPU
-      // profile of MCP greet on Fastify (bench/history/2026-11.md).
+      // Field by field, not spread: docs/performance.md, "Why the hot path is written as it is".
       const call: Call = {
         transport: caller.transport,
         authorization: caller.authorization,
