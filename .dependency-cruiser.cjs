@@ -20,6 +20,7 @@ const FEATURES = [
   'idempotency',
   'invocations',
   'reports',
+  'tracing',
 ];
 const feature = `^src/(${FEATURES.join('|')})/`;
 /** A tool's own folder: src/tools/<name>/ (the files of src/tools/ itself are the tools feature). */

@@ -1,3 +1,4 @@
+import { TracingModule } from './tracing';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit';
@@ -47,7 +48,13 @@ export class McpStdioModule {}
 export class CliModule {}
 
 /** What every process shares: settings, the store and the configuration tree. */
-const FOUNDATION: Imported[] = [SettingsModule, StoreModule, AuditModule, ConfigurationModule];
+const FOUNDATION: Imported[] = [
+  SettingsModule,
+  StoreModule,
+  AuditModule,
+  ConfigurationModule,
+  TracingModule,
+];
 
 /**
  * The three root modules, side by side from one factory, so that what each mounts is read in one

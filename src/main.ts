@@ -1,5 +1,7 @@
 // First: V8's heap settings hold before any module allocates (see the file).
 import './kernel/common/heap-tuning';
+// Second: the OpenTelemetry SDK, when asked for, before node:http and ioredis are loaded.
+import './tracing';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { rootModule } from './app.module';

@@ -1,0 +1,17 @@
+/**
+ * Whether this process traces, from the standard OpenTelemetry variables alone
+ * (docs/observability.md): on when `OTEL_TRACES_EXPORTER` names an exporter other than `none`, or
+ * an OTLP endpoint is set; `OTEL_SDK_DISABLED=true` wins. Off, nothing of the SDK is loaded.
+ */
+export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (exporters.length > 0) return exporters.some((name) => name !== 'none');
+  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
+}
+
+/** Decided once, when the process starts: the SDK is started then or never. */
+export const tracingOn = tracingRequested(process.env);
