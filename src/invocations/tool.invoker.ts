@@ -1,3 +1,4 @@
+import { inToolSpan, tracingOn } from '../tracing';
 import { HttpException, Injectable, Optional } from '@nestjs/common';
 import { callerActor } from '../audit';
 import type { Caller } from '../subjects';
@@ -24,6 +25,11 @@ import { LongRunningCalls } from './long-running-calls';
 import type { Admission } from './tool-slots';
 import type { IdempotencyEntry } from '../idempotency';
 import { AtCapacity } from './at-capacity';
+
+/** Seconds since `started` (a `performance.now()`). */
+function secondsSince(started: number): number {
+  return (performance.now() - started) / 1000;
+}
 
 /** What a call was charged, once counted: what its refund gives back if it never runs. */
 function chargedOf({ charge }: AdmittedCall): ChargedCredits | undefined {
@@ -64,6 +70,7 @@ export class ToolInvoker {
     io: CallIo = { control: new CallControl() },
   ): Promise<unknown> {
     const answer: CallResponse = { headers: {} };
+    const started = performance.now();
     try {
       // Field by field, not spread: docs/performance.md, "Why the hot path is written as it is".
       const call: Call = {
@@ -84,7 +91,11 @@ export class ToolInvoker {
       const body = await this.run(call, tool, args, io, answer).catch((error: unknown) =>
         this.replayed(error),
       );
-      this.metrics?.observeToolCall(tool.name, body instanceof Accepted ? 202 : 200);
+      this.metrics?.observeToolCall(
+        tool.name,
+        body instanceof Accepted ? 202 : 200,
+        secondsSince(started),
+      );
       return body;
     } catch (error) {
       // Counted like the REST call that would have answered this status.
@@ -97,7 +108,7 @@ export class ToolInvoker {
       }
       if (status === 429) this.metrics?.observeRateLimited('key');
       const refused = error instanceof AtCapacity ? error.reason : undefined;
-      this.metrics?.observeToolCall(tool.name, status, refused);
+      this.metrics?.observeToolCall(tool.name, status, secondsSince(started), refused);
       throw error;
     } finally {
       caller.onAnswer?.(answer);
@@ -177,15 +188,19 @@ export class ToolInvoker {
       );
     }
     try {
-      const result = await this.execution.run(
-        tool,
-        input,
-        actor,
-        io.control,
-        admission,
-        io.progress,
-        io.watch,
-      );
+      const execute = () =>
+        this.execution.run(tool, input, actor, io.control, admission, io.progress, io.watch);
+      const result = await (tracingOn
+        ? inToolSpan(
+            {
+              tool: tool.name,
+              callerKind: caller.kind,
+              callerId: caller.id,
+              cost: tool.runtime.cost,
+            },
+            execute,
+          )
+        : execute());
       // REST's answer is serialised by the adapter: made JSON here only where it is kept or is MCP's.
       if (!entry && call.transport === 'rest') return result;
       const body = asJsonBody(result);

@@ -24,7 +24,8 @@ export function requestCounter(
         method === 'POST' && route.startsWith(TOOL_ROUTE)
           ? route.slice(TOOL_ROUTE.length)
           : undefined;
-      if (tool !== undefined && tools.get(tool)) metrics.observeToolCall(tool, status, refused);
+      if (tool !== undefined && tools.get(tool))
+        metrics.observeToolCall(tool, status, seconds, refused);
     } catch (error) {
       logger.error({ err: error }, 'Could not count a request');
     }

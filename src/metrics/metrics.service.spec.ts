@@ -30,7 +30,7 @@ describe('MetricsService', () => {
 
   it('keeps the counts of each application apart', async () => {
     const [a, b] = [new Registry(), new Registry()];
-    new MetricsService(a).observeToolCall('greet', 200);
+    new MetricsService(a).observeToolCall('greet', 200, 0.01);
     expect(await value(a, 'tool_calls_total', { tool: 'greet', outcome: 'success' })).toBe(1);
     new MetricsService(b);
     expect(await value(b, 'tool_calls_total', { tool: 'greet', outcome: 'success' })).toBe(0);
@@ -39,8 +39,8 @@ describe('MetricsService', () => {
   it('counts a 5xx tool call as a failure and a 402 as a quota rejection', async () => {
     const registry = new Registry();
     const metrics = new MetricsService(registry);
-    metrics.observeToolCall('greet', 503);
-    metrics.observeToolCall('greet', 402);
+    metrics.observeToolCall('greet', 503, 0.01);
+    metrics.observeToolCall('greet', 402, 0.01);
     expect(await value(registry, 'tool_failures_total', { tool: 'greet' })).toBe(1);
     expect(await value(registry, 'quota_rejections_total', { tool: 'greet' })).toBe(1);
   });
@@ -48,9 +48,9 @@ describe('MetricsService', () => {
   it('counts a 503 of capacity or of a fair share under its own outcome, still a 5xx', async () => {
     const registry = new Registry();
     const metrics = new MetricsService(registry);
-    metrics.observeToolCall('greet', 503, 'capacity');
-    metrics.observeToolCall('greet', 503, 'fair_share');
-    metrics.observeToolCall('greet', 503, 'fair_share');
+    metrics.observeToolCall('greet', 503, 0.01, 'capacity');
+    metrics.observeToolCall('greet', 503, 0.01, 'fair_share');
+    metrics.observeToolCall('greet', 503, 0.01, 'fair_share');
     const count = (outcome: string) =>
       value(registry, 'tool_calls_total', { tool: 'greet', outcome });
     expect([await count('capacity'), await count('fair_share'), await count('error')]).toEqual([
@@ -65,5 +65,17 @@ describe('MetricsService', () => {
     const text = await registry.metrics();
     expect(text).toContain('rate_limit_rejections_total{kind="key"} 0');
     expect(text).toContain('rate_limit_rejections_total{kind="auth"} 0');
+  });
+
+  it('keeps how long tool calls took, by tool and outcome, in seconds', async () => {
+    const registry = new Registry();
+    const metrics = new MetricsService(registry);
+    metrics.observeToolCall('greet', 200, 0.003);
+    metrics.observeToolCall('greet', 200, 0.2);
+    metrics.observeToolCall('greet', 504, 30);
+    const bucket = (le: string, outcome = 'success') =>
+      value(registry, 'tool_call_duration_seconds', { tool: 'greet', outcome, le });
+    expect([await bucket('0.005'), await bucket('0.25'), await bucket('+Inf')]).toEqual([1, 2, 2]);
+    expect([await bucket('10', 'error'), await bucket('30', 'error')]).toEqual([0, 1]);
   });
 });

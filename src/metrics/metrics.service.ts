@@ -43,6 +43,7 @@ export class MetricsService {
   private readonly requests: Counter<'method' | 'route' | 'status_code'>;
   private readonly duration: Histogram<'method' | 'route' | 'status_code'>;
   private readonly toolCalls: Counter<'tool' | 'outcome'>;
+  private readonly toolDuration: Histogram<'tool' | 'outcome'>;
   private readonly toolFailures: Counter<'tool'>;
   private readonly quotaRejections: Counter<'tool'>;
   private readonly rateLimitRejections: Counter<'kind'>;
@@ -68,6 +69,13 @@ export class MetricsService {
       name: 'tool_calls_total',
       help: 'Calls of each tool, by outcome (success, invalid_request, unauthenticated, forbidden, rate_limited, quota_exceeded, client_error, error; capacity and fair_share: 503s of a full tool and of a caller past its share).',
       labelNames: ['tool', 'outcome'],
+      registers,
+    });
+    this.toolDuration = new Histogram({
+      name: 'tool_call_duration_seconds',
+      help: 'Tool calls by how long they took to answer (REST and MCP), by tool and outcome.',
+      labelNames: ['tool', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
     this.toolFailures = new Counter({
@@ -118,11 +126,14 @@ export class MetricsService {
 
   /**
    * One tool call, whatever the transport (HTTP or MCP), by the status it was answered with, or
-   * by the outcome its status does not tell (a 503 at capacity or past a fair share).
+   * by the outcome its status does not tell (a 503 at capacity or past a fair share), and how
+   * long it took to answer.
    */
-  observeToolCall(tool: string, status: number, refused?: CapacityOutcome): void {
+  observeToolCall(tool: string, status: number, seconds: number, refused?: CapacityOutcome): void {
     const outcome = refused ?? toolOutcome(status);
-    this.toolCalls.inc({ tool, outcome });
+    const labels = { tool, outcome };
+    this.toolCalls.inc(labels);
+    this.toolDuration.observe(labels, seconds);
     if (status >= 500) this.toolFailures.inc({ tool });
     if (outcome === 'quota_exceeded') this.quotaRejections.inc({ tool });
   }

@@ -7,3 +7,5 @@ export { stopTracing } from './start';
 export { tracingOn, tracingRequested } from './gate';
 export { traceFields } from './log-trace';
 export { TracingModule } from './tracing.module';
+export { inMcpSpan, inToolSpan } from './spans';
+export type { McpRequestFacts, ToolRunFacts } from './spans';

@@ -293,14 +293,22 @@ describe('MCP over HTTP (e2e)', () => {
       expect(typeof report.has_failures).toBe('boolean');
     });
 
-    it('counts tools/call in the tool metrics, like a REST call', async () => {
+    it('counts tools/call in the tool metrics and their durations, like a REST call', async () => {
       const scrape = async () => (await t.http().get('/metrics')).text;
       const labels = { tool: 'greet', outcome: 'success' };
-      const before = metricValue(await scrape(), 'tool_calls_total', labels);
+      const counts = async () => {
+        const text = await scrape();
+        return [
+          metricValue(text, 'tool_calls_total', labels),
+          metricValue(text, 'tool_call_duration_seconds_count', labels) ?? 0,
+        ];
+      };
+      const before = await counts();
       const client = await connect(standard);
       await client.callTool({ name: 'greet', arguments: { name: 'Metered' } });
       await client.callTool({ name: 'greet', arguments: { name: 'Metered' } });
-      expect(metricValue(await scrape(), 'tool_calls_total', labels) - before).toBe(2);
+      const after = await counts();
+      expect([after[0] - before[0], after[1] - before[1]]).toEqual([2, 2]);
     });
 
     it('treats missing arguments as {} like an empty REST body', async () => {

@@ -57,7 +57,7 @@ describe('metrics (e2e)', () => {
 
   it('counts requests and their latency by method, route template and status', async () => {
     const labels = { method: 'POST', route: '/api/v1/services/greet', status_code: '200' };
-    const [requests, observed, calls] = await delta(
+    const [requests, observed, calls, timed] = await delta(
       async () => {
         expect((await greet({ name: 'Ada' })).status).toBe(200);
         expect((await greet({ name: 'Bob' })).status).toBe(200);
@@ -65,8 +65,9 @@ describe('metrics (e2e)', () => {
       ['http_requests_total', labels],
       ['http_request_duration_seconds_count', labels],
       ['tool_calls_total', { tool: 'greet', outcome: 'success' }],
+      ['tool_call_duration_seconds_count', { tool: 'greet', outcome: 'success' }],
     );
-    expect([requests, observed, calls]).toEqual([2, 2, 2]);
+    expect([requests, observed, calls, timed]).toEqual([2, 2, 2, 2]);
   });
 
   it('counts rejected tool calls by outcome, including those answered before routing', async () => {

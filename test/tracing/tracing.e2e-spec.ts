@@ -104,6 +104,97 @@ describe('OpenTelemetry traces (e2e)', () => {
     }
   });
 
+  /** A raw MCP tools/call of either revision, `traceparent` in its `_meta`. */
+  const mcpCall = (
+    base: string,
+    key: string,
+    revision: '2026-07-28' | '2025-06-18',
+    meta: object,
+    args: object,
+  ) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': revision,
+        ...(revision === '2026-07-28' ? { 'mcp-method': 'tools/call', 'mcp-name': 'greet' } : {}),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: {
+          name: 'greet',
+          arguments: args,
+          _meta: {
+            ...meta,
+            ...(revision === '2026-07-28'
+              ? {
+                  'io.modelcontextprotocol/protocolVersion': revision,
+                  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+                  'io.modelcontextprotocol/clientCapabilities': {},
+                }
+              : {}),
+          },
+        },
+      }),
+    });
+
+  it.each(['2026-07-28', '2025-06-18'] as const)(
+    "continues an MCP client's trace from _meta (%s): the tools/call span, its tool span, isError as tool_error",
+    async (revision) => {
+      const { base, key } = await start({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      });
+      const agent = traceparent();
+      const ok = await mcpCall(base, key, revision, { traceparent: agent.header }, { name: 'Ada' });
+      expect(ok.status).toBe(200);
+      const wrong = traceparent();
+      const refused = await mcpCall(
+        base,
+        key,
+        revision,
+        { traceparent: wrong.header },
+        { name: 42 },
+      );
+      expect(refused.status).toBe(200);
+      await server!.stop();
+
+      const spans = receiver.spans();
+      const call = spans.find((s) => s.traceId === agent.traceId && s.name === 'tools/call greet');
+      expect(call).toMatchObject({
+        kind: 'SPAN_KIND_SERVER',
+        parentSpanId: agent.parentId,
+        attributes: expect.objectContaining({
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': 'greet',
+          'gen_ai.operation.name': 'execute_tool',
+          'network.transport': 'tcp',
+        }),
+      });
+      expect(call!.attributes['error.type']).toBeUndefined();
+      // Linked to the HTTP request's span, which is of another trace (the POST carried none).
+      const http = spans.find((s) => s.spanId === call!.links[0]?.spanId);
+      expect(http?.kind).toBe('SPAN_KIND_SERVER');
+      const tool = spans.find((s) => s.parentSpanId === call!.spanId);
+      expect(tool).toMatchObject({
+        name: 'execute_tool greet',
+        attributes: expect.objectContaining({
+          'tis.caller.kind': 'key',
+          'tis.outcome': 'success',
+        }),
+      });
+      const failed = spans.find(
+        (s) => s.traceId === wrong.traceId && s.name === 'tools/call greet',
+      );
+      expect(failed?.attributes['error.type']).toBe('tool_error');
+      expect(receiver.raw().includes(key)).toBe(false);
+    },
+  );
+
   if (usingSharedRedis()) {
     it('traces the Redis commands of a call by their name only', async () => {
       const { base, key } = await start({

@@ -1,3 +1,4 @@
+import { inMcpSpan, McpRequestFacts, tracingOn } from '../../tracing';
 import { Injectable, Logger } from '@nestjs/common';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
@@ -126,12 +127,30 @@ export class McpTools {
    * the params rebuilds the arguments object, and a `__proto__` key then becomes its prototype
    * instead of the extra field REST refuses.
    */
-  async call(
+  call(
     caller: ToolCaller,
     params: ToolCallParams,
     logFields: LogFields,
     args: unknown = params.arguments,
     io: McpCallIo = { control: new CallControl(), revision: '2025', tasks: false },
+  ): Promise<CallToolResult> {
+    if (!tracingOn) return this.callTool(caller, params, logFields, args, io);
+    const facts: McpRequestFacts = {
+      method: 'tools/call',
+      tool: params.name,
+      revision: io.revision,
+      network: caller.transport === 'mcp-stdio' ? 'pipe' : 'tcp',
+      meta: params._meta,
+    };
+    return inMcpSpan(facts, () => this.callTool(caller, params, logFields, args, io));
+  }
+
+  private async callTool(
+    caller: ToolCaller,
+    params: ToolCallParams,
+    logFields: LogFields,
+    args: unknown,
+    io: McpCallIo,
   ): Promise<CallToolResult> {
     const name = params.name;
     const tool = this.registry.get(name);
