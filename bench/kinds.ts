@@ -137,6 +137,8 @@ export interface EnvVariant {
   /** The kinds it applies to (prefixes); default REST greet with a key only. */
   kinds?: string[];
   minRps?: number;
+  /** Traces exported, every call sampled, to an OTLP receiver the bench runs (bench/otlp-sink.ts). */
+  otlpSink?: boolean;
 }
 
 export const VARIANTS: readonly EnvVariant[] = [
@@ -156,6 +158,15 @@ export const VARIANTS: readonly EnvVariant[] = [
     prefix: 'daily',
     label: 'a daily limit configured',
     configYaml: 'limits:\n  plans:\n    unlimited: {daily_limit: 1000000000}\n',
+  },
+  // Issue 41's gate: tracing on, every call sampled, batch export to a receiver on loopback.
+  {
+    prefix: 'traced',
+    label: 'traced: every call sampled, exported to an OTLP receiver on loopback',
+    env: { OTEL_TRACES_SAMPLER: 'always_on' },
+    otlpSink: true,
+    kinds: ['', 'mcp2026'],
+    minRps: 0.7,
   },
 ];
 

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { GREET, GREET_BODY, PipelineSpec } from './kinds';
 import { removeDir, ROOT, tempDir } from './lib';
 import type { TokenSource, TokenSourceFn } from './token-source';
+import { startOtlpSink } from './otlp-sink';
 
 export interface Target {
   id: string;
@@ -197,6 +198,9 @@ export async function serviceTarget(
   const key = createKey(id, build.dir, env);
   let authorization = `Bearer ${key}`;
   let stopToken: TokenSource['stop'];
+  // Its receiver started after the key is made: the CLI is not traced into it.
+  const sink = spec.variant?.otlpSink ? await startOtlpSink() : undefined;
+  if (sink) env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
   if (spec.kind.auth === 'token') {
     const source = await tokenSource!({ targetId: id, appDir: build.dir, dataDir: dir, key });
     authorization = source.authorization;
@@ -221,6 +225,7 @@ export async function serviceTarget(
       }),
     cleanup: async () => {
       await stopToken?.();
+      await sink?.close();
       removeDir(dir);
     },
   };

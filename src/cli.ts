@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Command, Option } from 'commander';
+import { Console } from 'node:console';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI_ACTOR, AuditService } from './audit';
@@ -146,6 +147,9 @@ function packageVersion(): string {
 }
 
 if (require.main === module) {
+  // stdout is the command's output, or `mcp`'s protocol stream: what writes to the console (the
+  // OpenTelemetry console exporter, with OTEL_TRACES_EXPORTER=console) writes to stderr.
+  globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
   let code: Promise<number>;
   try {
     prepareEnvironment();

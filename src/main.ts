@@ -1,6 +1,8 @@
 // First: V8's heap settings hold before any module allocates (see the file).
 import './kernel/common/heap-tuning';
-// Second: the OpenTelemetry SDK, when asked for, before node:http and ioredis are loaded.
+// Second: `.env`, read before anything reads the environment as it loads (the tracing gate).
+import './kernel/settings/env-file';
+// Third: the OpenTelemetry SDK, when asked for, before node:http and ioredis are loaded.
 import './tracing';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

@@ -1,3 +1,4 @@
+import { Traced } from '../tracing';
 import { Injectable } from '@nestjs/common';
 import { ApiError, IdempotentReplay, ValidationFailed } from '../kernel/errors/api-error';
 import {
@@ -30,6 +31,7 @@ export interface IdempotentCall {
 export class IdempotencyCheck {
   constructor(private readonly idempotency: IdempotencyService) {}
 
+  @Traced('check idempotency')
   async claim(call: IdempotentCall): Promise<IdempotencyEntry> {
     if (typeof call.key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(call.key)) {
       throw new ValidationFailed([

@@ -1,3 +1,4 @@
+import { Traced } from '../tracing';
 import { Injectable } from '@nestjs/common';
 import { bearerToken, KeysService, AuthFailureLimiter, mayBeCached } from '../subjects';
 import type { Caller } from '../subjects';
@@ -33,6 +34,7 @@ export class Authentication {
   ) {}
 
   /** `retried`: read the caller's record itself, not a copy kept between calls. */
+  @Traced('check authenticate')
   async authenticate(call: Call, retried: boolean): Promise<Authenticated> {
     if (call.authorization.length > 1) {
       // Node keeps the first of several; which one a proxy would pick is anyone's guess.

@@ -1,3 +1,4 @@
+import { inToolSpan, ToolRunFacts, tracingOn } from '../tracing';
 import { Injectable, Optional } from '@nestjs/common';
 import type { Caller } from '../subjects';
 import { ApiError } from '../kernel/errors/api-error';
@@ -89,7 +90,30 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 export class ToolExecution {
   constructor(@Optional() private readonly metrics?: MetricsService) {}
 
-  async run(
+  /** The call run, in its span `execute_tool {tool}` when tracing is on (docs/observability.md). */
+  run(
+    tool: RegisteredTool,
+    input: object,
+    actor: ToolActor,
+    control: CallControl,
+    admission: Admission,
+    progress?: ProgressSink,
+    watch?: ClientWatch,
+  ): Promise<unknown> {
+    if (!tracingOn) return this.execute(tool, input, actor, control, admission, progress, watch);
+    const facts: ToolRunFacts = {
+      tool: tool.name,
+      callerKind: actor.caller.kind,
+      callerId: actor.caller.id,
+      cost: tool.runtime.cost,
+      input,
+    };
+    return inToolSpan(facts, () =>
+      this.execute(tool, input, actor, control, admission, progress, watch),
+    );
+  }
+
+  private async execute(
     tool: RegisteredTool,
     input: object,
     actor: ToolActor,

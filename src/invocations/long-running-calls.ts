@@ -1,3 +1,4 @@
+import { inBackgroundSpan, tracingOn } from '../tracing';
 import {
   BeforeApplicationShutdown,
   Inject,
@@ -94,7 +95,8 @@ export class LongRunningCalls
       spec.admission.release();
       throw error;
     }
-    this.track(record, control, this.drive(record, spec, control));
+    const drive = () => this.drive(record, spec, control);
+    this.track(record, control, tracingOn ? inBackgroundSpan(id, spec, drive) : drive());
     return record;
   }
 

@@ -1,4 +1,3 @@
-import { inToolSpan, tracingOn } from '../tracing';
 import { HttpException, Injectable, Optional } from '@nestjs/common';
 import { callerActor } from '../audit';
 import type { Caller } from '../subjects';
@@ -188,19 +187,15 @@ export class ToolInvoker {
       );
     }
     try {
-      const execute = () =>
-        this.execution.run(tool, input, actor, io.control, admission, io.progress, io.watch);
-      const result = await (tracingOn
-        ? inToolSpan(
-            {
-              tool: tool.name,
-              callerKind: caller.kind,
-              callerId: caller.id,
-              cost: tool.runtime.cost,
-            },
-            execute,
-          )
-        : execute());
+      const result = await this.execution.run(
+        tool,
+        input,
+        actor,
+        io.control,
+        admission,
+        io.progress,
+        io.watch,
+      );
       // REST's answer is serialised by the adapter: made JSON here only where it is kept or is MCP's.
       if (!entry && call.transport === 'rest') return result;
       const body = asJsonBody(result);

@@ -1,3 +1,4 @@
+import { Traced } from '../tracing';
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../kernel/errors/api-error';
 import type { Payer } from './key-limits';
@@ -63,6 +64,7 @@ export class LimitsService {
    * Charges a call against its key's rate budget (429 when spent), and, when nothing stands between
    * them, a tool call against its credits in the same step (402 when they do not cover it).
    */
+  @Traced('check rate')
   async chargeRate(key: Payer, call: Chargeable): Promise<{ charge: Charge; headers: Headers }> {
     const tool = call.tool;
     if (tool === undefined) {
@@ -91,6 +93,7 @@ export class LimitsService {
   }
 
   /** A tool call's credits, when still due (after its Idempotency-Key is checked): 402 when they fall short. */
+  @Traced('check credits')
   async chargeCredits(charge: Charge): Promise<{ charge: Charge; headers: Headers }> {
     if (charge.status !== 'pending' || !charge.credits) return { charge, headers: {} };
     const state = await this.quota.consume(charge.key, charge.credits);
@@ -113,6 +116,7 @@ export class LimitsService {
    * `messages` of one MCP POST against the key's rate budget, all or none (429: nothing counted);
    * their tool calls are then opened with `rateLimitCounted`.
    */
+  @Traced('check rate')
   countMessages(key: Payer, messages: number): Promise<Headers> {
     return this.limiter.consumeMany(key, messages);
   }

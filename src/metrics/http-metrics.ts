@@ -3,6 +3,8 @@ import type { AnsweredRequest } from '../kernel/http/plumbing';
 import { TOOLS_PATH } from '../tools/index';
 import type { ToolRegistry } from '../tools/index';
 import type { MetricsService } from './metrics.service';
+import { isPlainObject } from '../kernel/common/plain-object';
+import { mcpMethodLabel } from './mcp-methods';
 
 const TOOL_ROUTE = `/${TOOLS_PATH}/`;
 
@@ -16,9 +18,16 @@ export function requestCounter(
   tools: ToolRegistry,
 ): (answer: AnsweredRequest) => void {
   const logger = new Logger('Metrics');
-  return ({ method, route, status, seconds, keyed, refused }) => {
+  return ({ method, route, status, seconds, keyed, refused, mcpMessages }) => {
     try {
       metrics.observeRequest(method, route, status, seconds);
+      // Each message of an MCP POST, as long as the POST: exact for the usual one-message POST.
+      if (mcpMessages) {
+        for (const message of mcpMessages) {
+          const name = isPlainObject(message) ? message.method : undefined;
+          metrics.observeMcpOperation(mcpMethodLabel(name), seconds);
+        }
+      }
       if (status === 429) metrics.observeRateLimited(keyed ? 'key' : 'auth');
       const tool =
         method === 'POST' && route.startsWith(TOOL_ROUTE)

@@ -5,3 +5,4 @@
 export { requestCounter } from './http-metrics';
 export { MetricsModule } from './metrics.module';
 export { MetricsService } from './metrics.service';
+export { mcpMethodLabel } from './mcp-methods';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, HistogramConfiguration, Registry } from 'prom-client';
 import type { CapacityOutcome } from '../kernel/http/request-scope';
 
 /** How a tool call ended, from its status code: a small fixed set, fit for a label. */
@@ -30,6 +30,31 @@ export function toolOutcome(status: number): ToolOutcome {
   return OUTCOME_BY_STATUS[status] ?? 'client_error';
 }
 
+/**
+ * A histogram, and beside it the `*_total` counter that is its count by the same labels, read from
+ * it at each scrape: what is timed is observed once, not also counted (a prom-client observation
+ * costs a call thousands of instructions: docs/performance.md).
+ */
+function timedAndCounted<L extends string>(
+  timed: HistogramConfiguration<L>,
+  counted: { name: string; help: string },
+): Histogram<L> {
+  const histogram = new Histogram(timed);
+  const count = `${timed.name}_count`;
+  new Counter<L>({
+    ...counted,
+    labelNames: timed.labelNames,
+    registers: timed.registers,
+    async collect() {
+      this.reset();
+      for (const sample of (await histogram.get()).values) {
+        if (sample.metricName === count) this.inc(sample.labels, sample.value);
+      }
+    },
+  });
+  return histogram;
+}
+
 /** Who was limited: a key over its rate, or an address over its failed authentications. */
 export type RateLimitKind = 'key' | 'auth';
 
@@ -40,10 +65,9 @@ export type RateLimitKind = 'key' | 'auth';
  */
 @Injectable()
 export class MetricsService {
-  private readonly requests: Counter<'method' | 'route' | 'status_code'>;
   private readonly duration: Histogram<'method' | 'route' | 'status_code'>;
-  private readonly toolCalls: Counter<'tool' | 'outcome'>;
   private readonly toolDuration: Histogram<'tool' | 'outcome'>;
+  private readonly mcpOperations: Histogram<'method'>;
   private readonly toolFailures: Counter<'tool'>;
   private readonly quotaRejections: Counter<'tool'>;
   private readonly rateLimitRejections: Counter<'kind'>;
@@ -53,29 +77,37 @@ export class MetricsService {
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
-    this.requests = new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status code.',
-      labelNames: ['method', 'route', 'status_code'],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from receiving a request to finishing its answer, by method, route template and status code.',
-      labelNames: ['method', 'route', 'status_code'],
-      registers,
-    });
-    this.toolCalls = new Counter({
-      name: 'tool_calls_total',
-      help: 'Calls of each tool, by outcome (success, invalid_request, unauthenticated, forbidden, rate_limited, quota_exceeded, client_error, error; capacity and fair_share: 503s of a full tool and of a caller past its share).',
-      labelNames: ['tool', 'outcome'],
-      registers,
-    });
-    this.toolDuration = new Histogram({
-      name: 'tool_call_duration_seconds',
-      help: 'Tool calls by how long they took to answer (REST and MCP), by tool and outcome.',
-      labelNames: ['tool', 'outcome'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    this.duration = timedAndCounted(
+      {
+        name: 'http_request_duration_seconds',
+        help: 'Time from receiving a request to finishing its answer, by method, route template and status code.',
+        labelNames: ['method', 'route', 'status_code'],
+        registers,
+      },
+      {
+        name: 'http_requests_total',
+        help: 'HTTP requests answered, by method, route template and status code.',
+      },
+    );
+    this.toolDuration = timedAndCounted(
+      {
+        name: 'tool_call_duration_seconds',
+        help: 'Tool calls by how long they took to answer (REST and MCP), by tool and outcome.',
+        labelNames: ['tool', 'outcome'],
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+        registers,
+      },
+      {
+        name: 'tool_calls_total',
+        help: 'Calls of each tool, by outcome (success, invalid_request, unauthenticated, forbidden, rate_limited, quota_exceeded, client_error, error; capacity and fair_share: 503s of a full tool and of a caller past its share).',
+      },
+    );
+    this.mcpOperations = new Histogram({
+      name: 'mcp_server_operation_duration_seconds',
+      help: 'MCP messages (JSON-RPC requests and notifications, over HTTP) by how long they took to answer, by method.',
+      labelNames: ['method'],
+      // OpenTelemetry's buckets for mcp.server.operation.duration.
+      buckets: [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
       registers,
     });
     this.toolFailures = new Counter({
@@ -119,9 +151,7 @@ export class MetricsService {
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status_code: String(status) };
-    this.requests.inc(labels);
-    this.duration.observe(labels, seconds);
+    this.duration.observe({ method, route, status_code: String(status) }, seconds);
   }
 
   /**
@@ -131,11 +161,14 @@ export class MetricsService {
    */
   observeToolCall(tool: string, status: number, seconds: number, refused?: CapacityOutcome): void {
     const outcome = refused ?? toolOutcome(status);
-    const labels = { tool, outcome };
-    this.toolCalls.inc(labels);
-    this.toolDuration.observe(labels, seconds);
+    this.toolDuration.observe({ tool, outcome }, seconds);
     if (status >= 500) this.toolFailures.inc({ tool });
     if (outcome === 'quota_exceeded') this.quotaRejections.inc({ tool });
+  }
+
+  /** One MCP message answered: its method and how long it took. */
+  observeMcpOperation(method: string, seconds: number): void {
+    this.mcpOperations.observe({ method }, seconds);
   }
 
   observeRateLimited(kind: RateLimitKind): void {

@@ -4,8 +4,8 @@
  * anything it instruments is loaded (so it is exported first).
  */
 export { stopTracing } from './start';
-export { tracingOn, tracingRequested } from './gate';
+export { tracingOn, tracingRequested } from '../kernel/common/tracing-gate';
 export { traceFields } from './log-trace';
 export { TracingModule } from './tracing.module';
-export { inMcpSpan, inToolSpan } from './spans';
-export type { McpRequestFacts, ToolRunFacts } from './spans';
+export { inBackgroundSpan, inMcpSpan, inToolSpan, Traced } from './spans';
+export type { BackgroundRunFacts, McpRequestFacts, ToolRunFacts } from './spans';

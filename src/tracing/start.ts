@@ -1,4 +1,4 @@
-import { tracingOn } from './gate';
+import { tracingOn } from '../kernel/common/tracing-gate';
 
 /**
  * Imported by the entry points before anything else that the SDK instruments (node:http,

@@ -1,10 +1,8 @@
 import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { startApp, TestApp } from '../support/app';
+import { startApp, TestApp, listenOnLoopback } from '../support/app';
 import { launchChromium } from '../support/browser';
 import { TokenIssuer } from '../support/oauth/token-issuer';
 import { steps, SteppedToolModule } from '../support/stepped-tool.module';
@@ -146,8 +144,7 @@ describe('the operator console in Chromium', () => {
       imports: [SteppedToolModule],
       env: { PUBLIC_URL, OAUTH_ISSUERS: issuer.issuer },
     });
-    await t.app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${((t.app.getHttpServer() as unknown as Server).address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${await listenOnLoopback(t.app)}`;
     secrets.add(t.adminKey);
     // Some life in the service: keys, their calls, a principal's, a few refusals.
     const ci = await createKey({ name: 'ci-runner', plan: 'pro' });

@@ -1,10 +1,9 @@
 import { Injectable, Module } from '@nestjs/common';
-import type { AddressInfo, Server } from 'node:net';
 import { ApiError } from '../../src/kernel/errors/api-error';
 import { CallCheck } from '../../src/invocations';
 import type { Call } from '../../src/invocations';
 import type { Caller } from '../../src/subjects';
-import { bearer, startApp, TestApp } from '../support/app';
+import { bearer, startApp, TestApp, listenOnLoopback } from '../support/app';
 import { connectHttp, textOf } from '../support/mcp-clients';
 import { startStdioMcp } from '../support/stdio-mcp';
 
@@ -74,11 +73,7 @@ describe('the checks of a call, one list for REST and MCP (e2e)', () => {
     'blocks the same call over MCP on HTTP (%s client)',
     async (kind) => {
       const { closed } = await keys();
-      const port = await new Promise<number>((resolve) => {
-        const server = t.app.getHttpServer() as unknown as Server;
-        if (server.listening) resolve((server.address() as AddressInfo).port);
-        else server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-      });
+      const port = await listenOnLoopback(t.app);
       const client = await connectHttp(kind, new URL(`http://127.0.0.1:${port}/mcp`), closed.key);
       try {
         if (kind === 'modern') expect(client.version).toBe('2026-07-28');

@@ -1,6 +1,5 @@
 import { Client as Client2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { AddressInfo, Server } from 'node:net';
-import { bearer, startApp, TestApp } from '../support/app';
+import { bearer, startApp, TestApp, listenOnLoopback } from '../support/app';
 import { probe, RuntimeToolsModule } from '../support/runtime-tools.module';
 import { startStdioMcp } from '../support/stdio-mcp';
 
@@ -43,8 +42,7 @@ describe('A runtime for real tools, over MCP (e2e)', () => {
   beforeAll(async () => {
     t = await startApp({ imports: [RuntimeToolsModule], env: { MCP_TASK_AFTER_MS: '700' } });
     key = await t.createKey({ plan: 'unlimited', scope_template: 'standard' });
-    await t.app.listen(0, '127.0.0.1');
-    port = ((t.app.getHttpServer() as unknown as Server).address() as AddressInfo).port;
+    port = await listenOnLoopback(t.app);
   });
   afterAll(() => t.close());
   beforeEach(() => probe.reset());

@@ -1,10 +1,10 @@
 import { Clock } from '../../src/kernel/common/clock';
-import { bearer, startApp, TestApp } from '../support/app';
+import { bearer, startApp, TestApp, listenOnLoopback } from '../support/app';
 import { FakeClock } from '../support/fake-clock';
 import { metricValue } from '../support/metrics';
 import { narrowGate, probe, RuntimeToolsModule } from '../support/runtime-tools.module';
 import { usingSharedRedis } from '../support/redis';
-import { callTool, openCall, portOf, TOOL_TRANSPORTS } from '../support/tool-transports';
+import { callTool, openCall, TOOL_TRANSPORTS } from '../support/tool-transports';
 
 const ASYNC = { Prefer: 'respond-async' };
 
@@ -30,7 +30,7 @@ describe('A runtime for real tools, over REST and MCP alike (e2e)', () => {
       configure: (builder) => builder.overrideProvider(Clock).useValue(clock),
     });
     ({ key, id: keyId } = await t.createKeyWithId({ plan: 'pro', rate_limit: 1000 }));
-    await portOf(t);
+    await listenOnLoopback(t.app);
   });
   afterAll(async () => {
     narrowGate.release();

@@ -4,6 +4,7 @@ import { bearer, TestApp } from '../support/app';
 import { GREET_INPUT_SCHEMA, GREET_OUTPUT_SCHEMA } from '../support/greet-schema';
 import { metricValue } from '../support/metrics';
 import { McpClients, protocolError, startMcpApp, textOf } from '../support/mcp';
+import { initializeRequest } from '../support/mcp-messages';
 
 /**
  * MCP over HTTP with the official client and by hand: the transport (initialize, authentication,
@@ -24,16 +25,7 @@ describe('MCP over HTTP (e2e)', () => {
   afterAll(() => t.close());
 
   describe('transport', () => {
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'curl', version: '1' },
-      },
-    };
+    const initialize = initializeRequest(1);
     const post = () =>
       t
         .http()
@@ -309,6 +301,36 @@ describe('MCP over HTTP (e2e)', () => {
       await client.callTool({ name: 'greet', arguments: { name: 'Metered' } });
       const after = await counts();
       expect([after[0] - before[0], after[1] - before[1]]).toEqual([2, 2]);
+    });
+
+    it('times every MCP message by its method, a method of no MCP revision as _OTHER', async () => {
+      const scrape = async () => (await t.http().get('/metrics')).text;
+      const count = (text: string, method: string) =>
+        metricValue(text, 'mcp_server_operation_duration_seconds_count', { method });
+      const methods = ['initialize', 'tools/list', 'tools/call', 'ping', '_OTHER'];
+      const before = await scrape();
+      const rpc = (method: string, params?: object) =>
+        t
+          .http()
+          .post('/mcp')
+          .set(bearer(standard))
+          .set('Accept', 'application/json, text/event-stream')
+          .set('Content-Type', 'application/json')
+          .send({ jsonrpc: '2.0', id: 1, method, ...(params ? { params } : {}) });
+      await t
+        .http()
+        .post('/mcp')
+        .set(bearer(standard))
+        .set('Accept', 'application/json, text/event-stream')
+        .send(initializeRequest());
+      await rpc('tools/list');
+      await rpc('tools/call', { name: 'greet', arguments: { name: 'Timed' } });
+      await rpc('ping');
+      const made = await rpc('made/up-method-of-a-client');
+      expect(made.body.error.code).toBe(-32601);
+      const after = await scrape();
+      expect(methods.map((m) => count(after, m) - count(before, m))).toEqual([1, 1, 1, 1, 1]);
+      expect(after).not.toContain('made/up-method');
     });
 
     it('treats missing arguments as {} like an empty REST body', async () => {

@@ -5,6 +5,7 @@ import { ToolRegistry } from '../../src/tools/tool.registry';
 import { bearer, tempDataDir, TestApp } from '../support/app';
 import { CLI_ARGS, runCli, CLI_TIMEOUT_MS } from '../support/cli';
 import { McpClients, startMcpApp, textOf } from '../support/mcp';
+import { initializeRequest } from '../support/mcp-messages';
 
 describe('MCP over stdio (e2e)', () => {
   let t: TestApp;
@@ -87,16 +88,7 @@ describe('MCP over stdio (e2e)', () => {
         child.stderr.resume();
         const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
         const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-        send({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        });
+        send(initializeRequest());
         send({ jsonrpc: '2.0', method: 'notifications/initialized' });
         send({
           jsonrpc: '2.0',

@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { runInThisContext } from 'node:vm';
 import * as ts from 'typescript';
-import { bearer, startApp, TestApp } from '../support/app';
+import { bearer, startApp, TestApp, listenOnLoopback } from '../support/app';
 import { blocksOf } from '../support/doc-blocks';
 import { typeCheck } from '../support/typescript';
 
@@ -38,8 +36,7 @@ describe('a typed client generated from the OpenAPI document (e2e)', () => {
 
   beforeAll(async () => {
     t = await startApp();
-    await t.app.listen(0, '127.0.0.1');
-    const { port } = (t.app.getHttpServer() as unknown as Server).address() as AddressInfo;
+    const port = await listenOnLoopback(t.app);
     baseUrl = `http://127.0.0.1:${port}`;
     // npx openapi-typescript http://…/openapi.json -o api.ts, as a user runs it.
     const output = join(mkdtempSync(join(tmpdir(), 'tis-client-')), 'api.ts');

@@ -13,6 +13,8 @@ import { INITIAL_KEY_FILE } from '../../src/subjects/initial-key';
 import { LOG_DESTINATION } from '../../src/logging/log-control';
 import { ENVIRONMENT, loadSettings } from '../../src/kernel/settings/settings';
 import { redisTestEnv } from './redis';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /** Collects the JSON log lines an app writes, so tests can assert on them. */
 export class LogCapture {
@@ -123,6 +125,13 @@ export async function startApp(options: TestAppOptions = {}): Promise<TestApp> {
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/** The loopback port an app listens on, listening on a free one first if it does not yet. */
+export async function listenOnLoopback(app: INestApplication): Promise<number> {
+  const server = app.getHttpServer() as Server;
+  if (!server.listening) await app.listen(0, '127.0.0.1');
+  return (server.address() as AddressInfo).port;
+}
 
 export { spawnApp, SpawnedApp } from './spawned-app';
 export type { SpawnOptions } from './spawned-app';

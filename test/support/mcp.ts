@@ -2,11 +2,10 @@ import { Body, Module } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { AddressInfo, Server } from 'node:net';
 import { ApiError } from '../../src/kernel/errors/api-error';
 import { StringField } from '../../src/kernel/validation/fields';
 import { Tool, ToolController } from '../../src/tools/tool.decorator';
-import { bearer, startApp, TestApp, TestAppOptions } from './app';
+import { bearer, startApp, TestApp, TestAppOptions, listenOnLoopback } from './app';
 
 export const QUOTA_TEXT = /^Daily request limit exceeded \(2\/2\)\. Resets in \d+h \d+m\./;
 
@@ -67,8 +66,7 @@ export async function startMcpApp(
     ...options,
   });
   try {
-    await t.app.listen(0, '127.0.0.1');
-    const { port } = (t.app.getHttpServer() as unknown as Server).address() as AddressInfo;
+    const port = await listenOnLoopback(t.app);
     const url = new URL(`http://127.0.0.1:${port}/mcp`);
     const standard = await t.createKey({ scope_template: 'standard', plan: 'unlimited' });
     return { t, url, standard };

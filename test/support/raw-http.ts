@@ -1,6 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
 import { connect } from 'node:net';
-import type { AddressInfo, Server } from 'node:net';
 
 /** What came back over a raw connection: the status line's code, headers (lower case) and body text. */
 export interface RawResponse {
@@ -11,14 +9,8 @@ export interface RawResponse {
   json: unknown;
 }
 
-/** Listens on a free loopback port (once) and returns it: raw clients need a real socket. */
-export async function listenOnLoopback(app: INestApplication): Promise<number> {
-  const server = app.getHttpServer() as Server;
-  if (!server.listening) {
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
-  }
-  return (server.address() as AddressInfo).port;
-}
+/** Raw clients need a real socket: the app's loopback port (test/support/app.ts). */
+export { listenOnLoopback } from './app';
 
 function parse(raw: string): RawResponse {
   const split = raw.indexOf('\r\n\r\n');

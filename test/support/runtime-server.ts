@@ -6,15 +6,13 @@
  */
 // First, as in main.ts: the server's heap settings hold before any module allocates.
 import '../../src/kernel/common/heap-tuning';
-import type { AddressInfo, Server } from 'node:net';
-import { startApp } from './app';
+import { startApp, listenOnLoopback } from './app';
 import { RuntimeToolsModule } from './runtime-tools.module';
 
 async function main(): Promise<void> {
   const env = JSON.parse(process.env.RUNTIME_APP_ENV ?? '{}') as Record<string, string>;
   const t = await startApp({ env, dataDir: env.DATA_DIR, imports: [RuntimeToolsModule] });
-  await t.app.listen(0, '127.0.0.1');
-  const { port } = (t.app.getHttpServer() as unknown as Server).address() as AddressInfo;
+  const port = await listenOnLoopback(t.app);
   process.stdout.write(`${JSON.stringify({ port, adminKey: t.adminKey })}\n`);
 }
 

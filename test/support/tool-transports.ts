@@ -1,6 +1,5 @@
 import { ClientRequest, request as httpRequest } from 'node:http';
-import type { AddressInfo, Server } from 'node:net';
-import { bearer, TestApp } from './app';
+import { bearer, TestApp, listenOnLoopback } from './app';
 import { connectHttp, textOf } from './mcp-clients';
 
 /**
@@ -22,13 +21,6 @@ export interface ToolAnswer {
   status?: number;
 }
 
-/** The port a test app listens on (listening on a free one first if it does not yet). */
-export async function portOf(t: TestApp): Promise<number> {
-  const server = t.app.getHttpServer() as unknown as Server;
-  if (!server.listening) await t.app.listen(0, '127.0.0.1');
-  return (server.address() as AddressInfo).port;
-}
-
 /** Calls `tool` with `args` as `key` over `transport`. */
 export async function callTool(
   t: TestApp,
@@ -42,7 +34,7 @@ export async function callTool(
     if (res.status < 300) return { status: res.status, result: res.body as unknown };
     return { status: res.status, refused: (res.body as { detail: string }).detail };
   }
-  const url = new URL(`http://127.0.0.1:${await portOf(t)}/mcp`);
+  const url = new URL(`http://127.0.0.1:${await listenOnLoopback(t.app)}/mcp`);
   const client = await connectHttp(transport === 'mcp-2026' ? 'modern' : 'legacy', url, key);
   try {
     const result = await client.callTool({ name: tool, arguments: args });
@@ -64,7 +56,7 @@ export async function openCall(
   tool: string,
   args: Record<string, unknown>,
 ): Promise<ClientRequest> {
-  const port = await portOf(t);
+  const port = await listenOnLoopback(t.app);
   const rest = transport === 'rest';
   const req = httpRequest({
     port,

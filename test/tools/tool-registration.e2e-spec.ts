@@ -1,9 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { AddressInfo, Server } from 'node:net';
 import { TOOL_MODULES } from '../../src/tools';
 import { declaredToolNames } from '../../src/tools/tool.decorator';
-import { bearer, startApp, TestApp } from '../support/app';
+import { bearer, startApp, TestApp, listenOnLoopback } from '../support/app';
 import { WordCountModule } from '../support/sample-tool.module';
 import { startStdioMcp } from '../support/stdio-mcp';
 
@@ -46,9 +45,7 @@ describe('one list of tools (e2e)', () => {
   });
 
   it('serves it over MCP on HTTP', async () => {
-    const server = t.app.getHttpServer() as unknown as Server;
-    if (!server.listening) await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    const { port } = server.address() as AddressInfo;
+    const port = await listenOnLoopback(t.app);
     const client = new Client({ name: 'e2e-registration', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {

@@ -1,10 +1,13 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INITIAL_KEY_FILE } from '../../src/subjects/initial-key';
 import { baseEnv, SpawnedApp, spawnApp, tempDataDir } from '../support/app';
 import { OtlpReceiver } from '../support/otlp-receiver';
-import { freePort, usingSharedRedis } from '../support/redis';
+import { freePort, redisTestEnv, usingSharedRedis } from '../support/redis';
+import { CLI_ARGS } from '../support/cli';
+import { initializeRequest } from '../support/mcp-messages';
 
 /**
  * The built server as operators start it, with the standard OpenTelemetry variables only, against
@@ -25,10 +28,11 @@ describe('OpenTelemetry traces (e2e)', () => {
   });
 
   /** The built server with `otel` over the test's environment; its address and admin key. */
-  async function start(otel: Record<string, string>) {
+  async function start(otel: Record<string, string>, cwd?: string) {
     const dataDir = tempDataDir();
     const port = await freePort();
     server = spawnApp({
+      cwd,
       env: {
         ...baseEnv(dataDir),
         DATA_DIR: dataDir,
@@ -39,7 +43,7 @@ describe('OpenTelemetry traces (e2e)', () => {
     });
     await server.line(/Listening on/);
     const key = readFileSync(join(dataDir, INITIAL_KEY_FILE), 'utf8').trim();
-    return { base: `http://127.0.0.1:${port}`, key };
+    return { base: `http://127.0.0.1:${port}`, key, dataDir };
   }
 
   const traceparent = () => {
@@ -48,23 +52,34 @@ describe('OpenTelemetry traces (e2e)', () => {
     return { traceId, parentId, header: `00-${traceId}-${parentId}-01` };
   };
 
-  it("continues a REST caller's trace, names the service, and sends nothing secret", async () => {
-    const { base, key } = await start({
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_SERVICE_NAME: 'tis-under-test',
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-    });
-    const caller = traceparent();
+  /** The variables that export to the test's receiver, at once (50 ms batches). */
+  const toReceiver = () => ({
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+  });
+
+  /** A REST greet with `headers` (a `traceparent`, say), answered 200. */
+  const greet = async (
+    base: string,
+    key: string,
+    headers: Record<string, string>,
+    name = 'Ada',
+  ) => {
     const res = await fetch(`${base}/api/v1/services/greet`, {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        traceparent: caller.header,
-      },
-      body: JSON.stringify({ name: 'Ada' }),
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ name }),
     });
     expect(res.status).toBe(200);
+  };
+
+  it("continues a REST caller's trace, names the service, and sends nothing secret", async () => {
+    const { base, key } = await start({
+      ...toReceiver(),
+      OTEL_SERVICE_NAME: 'tis-under-test',
+    });
+    const caller = traceparent();
+    await greet(base, key, { traceparent: caller.header });
     // A key created inside a traced call: its audit line is written in that call's span.
     const made = traceparent();
     const created = await fetch(`${base}/api/v1/auth/api-keys`, {
@@ -102,6 +117,45 @@ describe('OpenTelemetry traces (e2e)', () => {
     for (const text of [key, secret, 'Bearer', 'authorization']) {
       expect(sent.includes(text)).toBe(false);
     }
+  });
+
+  it('traces the steps that wait on I/O and, on SQLite, each statement by its name alone', async () => {
+    const { base, key } = await start(toReceiver());
+    const caller = traceparent();
+    await greet(base, key, { 'idempotency-key': 'traced-once', traceparent: caller.header });
+    await server!.stop();
+    const ofCall = receiver.spans().filter((span) => span.traceId === caller.traceId);
+    const names = ofCall.map((span) => span.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['check authenticate', 'check rate', 'check idempotency']),
+    );
+    const http = ofCall.find((span) => span.parentSpanId === caller.parentId)!;
+    const authenticate = ofCall.find((span) => span.name === 'check authenticate')!;
+    expect(authenticate.parentSpanId).toBe(http.spanId);
+    if (!usingSharedRedis()) {
+      const statements = ofCall.filter((span) => span.attributes['db.system.name'] === 'sqlite');
+      expect(statements.length).toBeGreaterThan(0);
+      for (const span of statements) {
+        expect(span.kind).toBe('SPAN_KIND_CLIENT');
+        expect(span.name).toMatch(/^[A-Z]+( [a-z_]+)?$/);
+        expect(span.attributes['db.query.summary']).toBe(span.name);
+      }
+      // The key's read on its first call, under its authentication.
+      expect(statements.some((span) => span.parentSpanId === authenticate.spanId)).toBe(true);
+    }
+  });
+
+  it('reads the OTEL_* variables from .env, as every other setting', async () => {
+    const dir = tempDataDir();
+    writeFileSync(
+      join(dir, '.env'),
+      `OTEL_EXPORTER_OTLP_ENDPOINT=${receiver.url}\nOTEL_BSP_SCHEDULE_DELAY=50\n`,
+    );
+    const { base, key } = await start({}, dir);
+    const caller = traceparent();
+    await greet(base, key, { traceparent: caller.header });
+    await server!.stop();
+    expect(receiver.spans().some((span) => span.traceId === caller.traceId)).toBe(true);
   });
 
   /** A raw MCP tools/call of either revision, `traceparent` in its `_meta`. */
@@ -145,10 +199,7 @@ describe('OpenTelemetry traces (e2e)', () => {
   it.each(['2026-07-28', '2025-06-18'] as const)(
     "continues an MCP client's trace from _meta (%s): the tools/call span, its tool span, isError as tool_error",
     async (revision) => {
-      const { base, key } = await start({
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-      });
+      const { base, key } = await start(toReceiver());
       const agent = traceparent();
       const ok = await mcpCall(base, key, revision, { traceparent: agent.header }, { name: 'Ada' });
       expect(ok.status).toBe(200);
@@ -173,6 +224,8 @@ describe('OpenTelemetry traces (e2e)', () => {
           'gen_ai.tool.name': 'greet',
           'gen_ai.operation.name': 'execute_tool',
           'network.transport': 'tcp',
+          'mcp.protocol.version': revision,
+          'jsonrpc.request.id': '7',
         }),
       });
       expect(call!.attributes['error.type']).toBeUndefined();
@@ -198,12 +251,170 @@ describe('OpenTelemetry traces (e2e)', () => {
     },
   );
 
+  it('traces the MCP messages the SDK answers, tools/list, and a background run linked to the request that accepted it', async () => {
+    const { base, key } = await start(toReceiver());
+    const rpc = (body: object, traceHeader: string) =>
+      fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          traceparent: traceHeader,
+        },
+        body: JSON.stringify(body),
+      });
+    const init = traceparent();
+    const initialized = await rpc(initializeRequest('a'), init.header);
+    expect(initialized.status).toBe(200);
+    const listed = traceparent();
+    expect((await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, listed.header)).status).toBe(
+      200,
+    );
+
+    const accepting = traceparent();
+    // doctor may run in the background (async: allowed); greet never does.
+    const accepted = await fetch(`${base}/api/v1/services/doctor`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        prefer: 'respond-async',
+        traceparent: accepting.header,
+      },
+      body: JSON.stringify({}),
+    });
+    expect(accepted.status).toBe(202);
+    const location = accepted.headers.get('location')!;
+    // Polled to its end (a bounded loop: at most 30 s).
+    let status = 'running';
+    for (let i = 0; i < 600 && /^(queued|running)$/.test(status); i++) {
+      await new Promise((wake) => setTimeout(wake, 50));
+      const view = await fetch(new URL(location, base), {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      status = ((await view.json()) as { status: string }).status;
+    }
+    expect(status).toMatch(/^(succeeded|failed)$/);
+    await server!.stop();
+
+    const spans = receiver.spans();
+    const initialize = spans.find((s) => s.traceId === init.traceId && s.name === 'initialize');
+    expect(initialize?.attributes).toMatchObject({
+      'mcp.method.name': 'initialize',
+      'mcp.protocol.version': '2025-06-18',
+      'jsonrpc.request.id': 'a',
+    });
+    const list = spans.find((s) => s.traceId === listed.traceId && s.name === 'tools/list');
+    expect(list?.attributes).toMatchObject({ 'mcp.method.name': 'tools/list' });
+
+    const http = spans.find(
+      (s) => s.traceId === accepting.traceId && s.parentSpanId === accepting.parentId,
+    );
+    const run = spans.find((s) => s.name === 'background_run doctor');
+    // A trace of its own, linked to the request that accepted it.
+    expect(run?.traceId).not.toBe(accepting.traceId);
+    expect(run?.links.map((link) => link.spanId)).toEqual([http!.spanId]);
+    expect(run?.attributes).toMatchObject({
+      'tis.invocation.id': location.split('/').pop(),
+      'tis.caller.kind': 'key',
+    });
+    const tool = spans.find((s) => s.parentSpanId === run!.spanId);
+    expect(tool?.name).toBe('execute_tool doctor');
+  });
+
+  it('traces MCP over stdio from _meta, to the same receiver, its stdout left to the protocol', async () => {
+    const { key, dataDir } = await start({});
+    await server!.stop();
+    server = undefined;
+    const agent = traceparent();
+    const lines = [
+      initializeRequest(),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'greet', arguments: { name: 'Ada' }, _meta: { traceparent: agent.header } },
+      },
+    ];
+    const child = spawn(process.execPath, [...CLI_ARGS, 'mcp'], {
+      cwd: dataDir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...redisTestEnv(dataDir),
+        DATA_DIR: dataDir,
+        MCP_API_KEY: key,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        // Both: the console exporter must not write into the protocol's stream.
+        OTEL_TRACES_EXPORTER: 'otlp,console',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stderr.resume();
+    const answered = new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('"id":2')) resolve();
+      }),
+    );
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    child.stdin.write(lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    await answered;
+    child.stdin.end();
+    await exited;
+
+    // Every line of stdout is a JSON-RPC message.
+    for (const line of stdout.split('\n').filter(Boolean)) {
+      expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    }
+    const call = receiver
+      .spans()
+      .find((s) => s.traceId === agent.traceId && s.name === 'tools/call greet');
+    expect(call).toMatchObject({
+      parentSpanId: agent.parentId,
+      attributes: expect.objectContaining({
+        'network.transport': 'pipe',
+        'mcp.protocol.version': '2025-06-18',
+        'jsonrpc.request.id': '2',
+      }),
+    });
+    expect(receiver.raw().includes(key)).toBe(false);
+  });
+
+  it('records tool arguments and results only when the operator opts in', async () => {
+    const marker = `Ada-${randomBytes(4).toString('hex')}`;
+    let { base, key } = await start(toReceiver());
+    await greet(base, key, {}, marker);
+    await server!.stop();
+    expect(receiver.spans().some((s) => s.name === 'execute_tool greet')).toBe(true);
+    expect(receiver.raw().includes(marker)).toBe(false);
+
+    ({ base, key } = await start({
+      ...toReceiver(),
+      OTEL_TIS_CAPTURE_ARGUMENTS: 'true',
+    }));
+    await greet(base, key, {}, marker);
+    await server!.stop();
+    const tool = receiver
+      .spans()
+      .find(
+        (s) =>
+          s.name === 'execute_tool greet' &&
+          String(s.attributes['gen_ai.tool.call.arguments']).includes(marker),
+      );
+    // The arguments as the tool got them (its defaults filled in).
+    expect(JSON.parse(String(tool?.attributes['gen_ai.tool.call.arguments']))).toMatchObject({
+      name: marker,
+    });
+    expect(String(tool?.attributes['gen_ai.tool.call.result'])).toContain(marker);
+  });
+
   if (usingSharedRedis()) {
     it('traces the Redis commands of a call by their name only', async () => {
-      const { base, key } = await start({
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_BSP_SCHEDULE_DELAY: '50',
-      });
+      const { base, key } = await start(toReceiver());
       const caller = traceparent();
       const res = await fetch(`${base}/api/v1/usage`, {
         headers: { authorization: `Bearer ${key}`, traceparent: caller.header },
@@ -227,20 +438,10 @@ describe('OpenTelemetry traces (e2e)', () => {
     ['OTEL_TRACES_EXPORTER=none', { OTEL_TRACES_EXPORTER: 'none' }],
   ])('sends nothing with an endpoint set but %s', async (_, off) => {
     const { base, key } = await start({
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_BSP_SCHEDULE_DELAY: '50',
+      ...toReceiver(),
       ...off,
     });
-    const res = await fetch(`${base}/api/v1/services/greet`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        traceparent: traceparent().header,
-      },
-      body: JSON.stringify({ name: 'Ada' }),
-    });
-    expect(res.status).toBe(200);
+    await greet(base, key, { traceparent: traceparent().header });
     await server!.stop();
     expect(receiver.received).toBe(0);
     // Nor does any log line carry a trace id.

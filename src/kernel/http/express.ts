@@ -66,6 +66,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         seconds: Number(process.hrtime.bigint() - started) / 1e9,
         keyed: (req as RequestScope).caller !== undefined,
         refused: (req as RequestScope).refused,
+        mcpMessages: (req as RequestScope).mcpMessages,
       }),
     );
     next();

@@ -99,6 +99,7 @@ function count(plumbing: HttpPlumbing, request: FastifyRequest, reply: FastifyRe
     seconds: reply.elapsedTime / 1000,
     keyed: (request as unknown as RequestScope).caller !== undefined,
     refused: (request as unknown as RequestScope).refused,
+    mcpMessages: (request as unknown as RequestScope).mcpMessages,
   });
 }
 

@@ -18,6 +18,8 @@ export interface AnsweredRequest {
   keyed: boolean;
   /** A tool call's 503 without running: the tool was full, or its caller held its fair share. */
   refused?: CapacityOutcome;
+  /** An MCP POST's messages (RequestScope.mcpMessages). */
+  mcpMessages?: unknown[];
 }
 
 /**

@@ -8,6 +8,8 @@ export interface RequestScope {
   caller?: CallerRef;
   /** A tool call refused for a reason its status does not tell (its 503's), for the metrics. */
   refused?: CapacityOutcome;
+  /** The messages of an MCP POST, for the metrics: each timed by the POST. */
+  mcpMessages?: unknown[];
 }
 
 /**

@@ -12,6 +12,8 @@ import {
 import { CurrentCaller } from '../../subjects';
 import type { ApiRequest, Caller } from '../../subjects';
 import { requestLogFields } from '../../kernel/http/request-log';
+import type { RequestScope } from '../../kernel/http/request-scope';
+import { tracingOn } from '../../tracing';
 import { HttpExchange } from '../../kernel/http/http-exchange';
 import { CountsOwnRateLimit, CallControl } from '../../invocations';
 import type { ToolCaller } from '../../invocations';
@@ -30,6 +32,7 @@ import {
 import { McpCancels } from './mcp.cancels';
 import { McpHttpEntry } from './mcp.http';
 import { McpFastPath } from './mcp.fast-path';
+import { answeredBySdk, McpOperations } from './mcp-operations';
 
 export const MCP_PATH = 'mcp';
 
@@ -56,6 +59,7 @@ export class McpController {
     private readonly cancels: McpCancels,
     private readonly challenges: AuthChallenges,
     private readonly registry: ToolRegistry,
+    private readonly operations: McpOperations,
   ) {}
 
   @Post()
@@ -69,6 +73,8 @@ export class McpController {
     @Res() reply: object,
   ): Promise<void> {
     const messages = messagesOf(req.body);
+    // Each message is timed by this POST (mcp_server_operation_duration_seconds, with its answer).
+    (req as RequestScope).mcpMessages = messages;
     const duplicate = duplicateRequestId(messages) ?? initializeInBatch(req.body);
     if (duplicate) return this.refuse(req, reply, duplicate);
     // A tool the caller may not call is the POST's 403, as a REST call's scope: before anything
@@ -142,12 +148,16 @@ export class McpController {
       return;
     }
     const { res } = this.exchange.takeOver(req, reply);
-    await this.entry.handle(nodeReq, res, req.body ?? null, {
-      callerOf,
-      who: () => Promise.resolve(key),
-      logFields,
-      track,
-    });
+    const handled = () =>
+      this.entry.handle(nodeReq, res, req.body ?? null, {
+        callerOf,
+        who: () => Promise.resolve(key),
+        logFields,
+        track,
+        network: 'tcp',
+      });
+    if (!tracingOn) return handled();
+    await this.operations.around(answeredBySdk(messages, nodeReq.headers), handled);
   }
 
   /** The first tool of the POST's tools/calls that the caller may not call (a registered one). */

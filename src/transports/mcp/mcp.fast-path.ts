@@ -1,24 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-  ProtocolError,
-  SERVER_INFO_META_KEY,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/server';
+import { ProtocolError, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { IncomingHttpHeaders } from 'node:http';
 import { CallControl, PostRefused } from '../../invocations';
 import type { Caller } from '../../subjects';
 import type { ToolCaller } from '../../invocations';
 import { Settings, SETTINGS } from '../../kernel/settings/settings';
 import { MAX_BODY_DEPTH } from '../../kernel/http/body';
-import { isPlainObject, nestedDeeperThan } from '../../kernel/common/plain-object';
+import { nestedDeeperThan } from '../../kernel/common/plain-object';
+import { McpRequestFacts, tracingOn } from '../../tracing';
 import { SERVER_NAME } from './mcp.server';
-import { LogFields, McpRevision, McpTools, TOOLS_LIST_TTL_MS, ToolCallParams } from './mcp.tools';
-
-/** The MCP revision of the per-request envelope this service serves. */
-export const ENVELOPE_REVISION = '2026-07-28';
+import { McpOperations } from './mcp-operations';
+import { LogFields, McpTools, TOOLS_LIST_TTL_MS } from './mcp.tools';
+import { FastPathMessage, recognize } from './mcp-fast-messages';
 
 /** What the fast path needs of the POST it answers. */
 export interface FastPathScope {
@@ -38,133 +31,6 @@ export interface FastPathAnswer {
   body: string;
 }
 
-/** A message the fast path answers: which revision, which method, with what. */
-export type FastPathMessage =
-  | { revision: McpRevision; id: string | number; method: 'tools/list' }
-  | { revision: McpRevision; id: string | number; method: 'tools/call'; params: ToolCallParams };
-
-const RESERVED_META = /^io\.modelcontextprotocol\//;
-const LEGACY_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
-
-const keysWithin = (value: Record<string, unknown>, allowed: readonly string[]) =>
-  Object.keys(value).every((key) => allowed.includes(key));
-
-/** `application/json`, as the SDK's transports want it (parameters such as a charset allowed). */
-function isJson(contentType: string | undefined): boolean {
-  return /^application\/json\s*(;|$)/i.test(contentType ?? '');
-}
-
-/** What a 2025 transport needs of `Accept`: both JSON and an event stream. */
-function acceptsBoth(accept: string | undefined): boolean {
-  return !!accept && accept.includes('application/json') && accept.includes('text/event-stream');
-}
-
-/**
- * The client's capabilities, where the fast path can tell the SDK would take them as they are:
- * roots and extensions only, each of the simple shape the schema states; the tasks extension (a
- * call that may become a task) is the SDK's path's.
- */
-function plainCapabilities(value: unknown): boolean {
-  if (!isPlainObject(value) || !keysWithin(value, ['roots', 'extensions'])) return false;
-  const { roots, extensions } = value;
-  if (roots !== undefined) {
-    if (!isPlainObject(roots) || !keysWithin(roots, ['listChanged'])) return false;
-    if (roots.listChanged !== undefined && typeof roots.listChanged !== 'boolean') return false;
-  }
-  if (extensions !== undefined) {
-    if (!isPlainObject(extensions)) return false;
-    if (!Object.values(extensions).every(isPlainObject)) return false;
-    if (Object.hasOwn(extensions, 'io.modelcontextprotocol/tasks')) return false;
-  }
-  return true;
-}
-
-function plainClientInfo(value: unknown): boolean {
-  if (value === undefined) return true;
-  return (
-    isPlainObject(value) &&
-    keysWithin(value, ['name', 'version', 'title']) &&
-    typeof value.name === 'string' &&
-    typeof value.version === 'string' &&
-    (value.title === undefined || typeof value.title === 'string')
-  );
-}
-
-/**
- * The request's `_meta` as the fast path takes it: none, or plain, with no progress token (a
- * request that asks for progress is answered as SSE, by the SDK) and, when `enveloped`, the 2026-07-28
- * envelope exactly as the SDK would accept it, and no other reserved key (a log level, ...).
- */
-function plainMeta(meta: unknown, enveloped: boolean): boolean {
-  if (meta === undefined) return !enveloped;
-  if (!isPlainObject(meta) || meta.progressToken !== undefined) return false;
-  for (const key of Object.keys(meta)) {
-    if (!RESERVED_META.test(key)) continue;
-    if (!enveloped) return false;
-    if (
-      ![PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY].includes(key)
-    ) {
-      return false;
-    }
-  }
-  if (!enveloped) return true;
-  return (
-    meta[PROTOCOL_VERSION_META_KEY] === ENVELOPE_REVISION &&
-    plainCapabilities(meta[CLIENT_CAPABILITIES_META_KEY]) &&
-    plainClientInfo(meta[CLIENT_INFO_META_KEY])
-  );
-}
-
-/** The single header of that name, as sent (two of them, or none: undefined). */
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/**
- * A POST the fast path answers: one JSON-RPC request, `tools/call` or `tools/list`, whose every
- * part is as the SDK's entry would take it without a word of its own: its revision told as the SDK
- * tells it (the envelope in `_meta`, else 2025), the 2026-07-28 headers equal to the body, the
- * 2025 transport's media types. Anything else is undefined: the SDK answers it.
- */
-function recognize(body: unknown, headers: IncomingHttpHeaders): FastPathMessage | undefined {
-  if (!isPlainObject(body) || body.jsonrpc !== '2.0') return;
-  const { id, method } = body;
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return;
-  if (method !== 'tools/call' && method !== 'tools/list') return;
-  if (!isJson(header(headers, 'content-type'))) return;
-  const params = body.params;
-  if (params !== undefined && !isPlainObject(params)) return;
-  const meta = params?._meta;
-  const enveloped = isPlainObject(meta) && meta[PROTOCOL_VERSION_META_KEY] !== undefined;
-  if (!plainMeta(meta, enveloped)) return;
-  const version = header(headers, 'mcp-protocol-version');
-  if (enveloped) {
-    if (version !== ENVELOPE_REVISION || header(headers, 'mcp-method') !== method) return;
-  } else {
-    if (headers['mcp-protocol-version'] !== undefined && !LEGACY_VERSIONS.has(version ?? '')) {
-      return;
-    }
-    if (!acceptsBoth(header(headers, 'accept'))) return;
-  }
-  const revision: McpRevision = enveloped ? '2026-07-28' : '2025';
-  if (method === 'tools/list') {
-    return params === undefined || keysWithin(params, ['_meta'])
-      ? { revision, id: id as string | number, method }
-      : undefined;
-  }
-  if (!params || !keysWithin(params, ['name', 'arguments', '_meta'])) return;
-  if (typeof params.name !== 'string') return;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return;
-  if (enveloped && header(headers, 'mcp-name') !== params.name) return;
-  return {
-    revision,
-    id: id as string | number,
-    method,
-    params: params as unknown as ToolCallParams,
-  };
-}
-
 /**
  * The fast path in front of the SDK's entry, for the hot messages of both revisions (`tools/call` and
  * `tools/list`): the same tools (McpTools), the same result, written as the SDK writes it, byte
@@ -180,6 +46,7 @@ export class McpFastPath {
 
   constructor(
     private readonly tools: McpTools,
+    private readonly operations: McpOperations,
     @Inject(SETTINGS) settings: Settings,
   ) {
     this.enabled = settings.mcpFastPath;
@@ -208,10 +75,11 @@ export class McpFastPath {
     return !nestedDeeperThan(message.params.arguments, MAX_BODY_DEPTH);
   }
 
-  /** The answer to the message `take` returned. */
+  /** The answer to the message `take` returned (its work in its span, when tracing is on). */
   async answer(message: FastPathMessage, scope: FastPathScope): Promise<FastPathAnswer> {
     if (message.method === 'tools/list') {
-      return this.result(message, this.tools.list(scope.who), {
+      const list = () => Promise.resolve(this.tools.list(scope.who));
+      return this.result(message, await (tracingOn ? this.traced(message, list) : list()), {
         ttlMs: TOOLS_LIST_TTL_MS,
         cacheScope: 'private',
       });
@@ -229,19 +97,27 @@ export class McpFastPath {
     };
     try {
       const io = { control: new CallControl(), revision, tasks: false, watch };
-      const result = await this.tools.call(
-        scope.caller(),
-        message.params,
-        scope.logFields,
-        undefined,
-        io,
-      );
-      return this.result(message, result);
+      const call = () =>
+        this.tools.call(scope.caller(), message.params, scope.logFields, undefined, io);
+      return this.result(message, await (tracingOn ? this.traced(message, call) : call()));
     } catch (error) {
       // A call that counts its own rate, refused by it: the POST's 429, as a prepaid POST's.
       if (error instanceof PostRefused) throw error.refusal;
       return this.error(message.id, error);
     }
+  }
+
+  /** The message's work in its span (McpOperations). */
+  private traced<T>(message: FastPathMessage, work: () => Promise<T>): Promise<T> {
+    const facts: McpRequestFacts = {
+      method: message.method,
+      tool: message.method === 'tools/call' ? message.params.name : undefined,
+      id: message.id,
+      protocolVersion: message.protocolVersion,
+      network: 'tcp',
+      meta: message.params?._meta,
+    };
+    return this.operations.traced(facts, work);
   }
 
   /**

@@ -10,12 +10,13 @@ import { McpTools } from './mcp.tools';
 import { McpCancels } from './mcp.cancels';
 import { McpTasks } from './mcp.tasks';
 import { McpToolList } from './mcp-tool-list';
+import { McpOperations } from './mcp-operations';
 
 /** The MCP server over the tool registry and the ToolInvoker, for any transport (HTTP or stdio). */
 @Module({
   imports: [InvocationModule],
-  providers: [McpTools, McpServerFactory, McpTasks, McpToolList],
-  exports: [McpServerFactory, McpTools, InvocationModule],
+  providers: [McpTools, McpServerFactory, McpTasks, McpToolList, McpOperations],
+  exports: [McpServerFactory, McpTools, McpOperations, InvocationModule],
 })
 export class McpModule {}
 

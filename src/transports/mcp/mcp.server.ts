@@ -13,7 +13,16 @@ import type { Caller } from '../../subjects';
 import type { ToolCaller } from '../../invocations';
 import { Settings, SETTINGS } from '../../kernel/settings/settings';
 import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './mcp.tasks';
-import { LogFields, McpCallIo, McpRevision, McpTools, TOOLS_LIST_TTL_MS } from './mcp.tools';
+import { McpOperations } from './mcp-operations';
+import { tracingOn } from '../../tracing';
+import {
+  DEFAULT_LEGACY_VERSION,
+  LogFields,
+  McpCallIo,
+  McpRevision,
+  McpTools,
+  TOOLS_LIST_TTL_MS,
+} from './mcp.tools';
 
 /** The name MCP clients see (serverInfo). */
 export const SERVER_NAME = 'tool-invocation-service';
@@ -37,7 +46,17 @@ export interface McpServerScope {
   rawArguments?: RawArguments;
   /** Makes a call cancellable by a 2025 `notifications/cancelled` of another POST (HTTP). */
   track?: (requestId: string | number, control: CallControl) => () => void;
+  /** `network.transport` of its spans: `tcp` over HTTP, `pipe` over stdio. */
+  network: 'tcp' | 'pipe';
 }
+
+/** One handler's work as an MCP operation: its method, request and params (for a tool's name). */
+type Operation = <T>(
+  method: string,
+  context: ServerContext,
+  params: { name?: unknown } | undefined,
+  work: () => Promise<T>,
+) => Promise<T>;
 
 /** What the call's request asks: its revision, and whether its client declared the tasks extension. */
 function requestTraits(context: ServerContext): { revision: McpRevision; tasks: boolean } {
@@ -51,6 +70,22 @@ function requestTraits(context: ServerContext): { revision: McpRevision; tasks: 
 }
 
 /**
+ * The exact revision a request speaks: the envelope's, else its 2025 `MCP-Protocol-Version`
+ * header (HTTP), else the one the connection's `initialize` agreed (stdio), else 2025-03-26.
+ */
+function protocolVersionOf(context: ServerContext, server: Server): string {
+  const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
+  const enveloped = envelope?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof enveloped === 'string') return enveloped;
+  return (
+    context.http?.req?.headers.get('mcp-protocol-version') ??
+    // For a 2025 connection, what its initialize agreed: the SDK's note says so.
+    server.getNegotiatedProtocolVersion() ??
+    DEFAULT_LEGACY_VERSION
+  );
+}
+
+/**
  * Builds MCP servers (the SDK's low-level `Server`, on its 2.x entry) whose tools are the
  * registry's, one per HTTP request (stateless, both revisions) or one per stdio connection. What is the
  * same for every request (the tool list, schemas, validators) is built once by McpTools; a server
@@ -61,6 +96,7 @@ export class McpServerFactory {
   constructor(
     private readonly tools: McpTools,
     private readonly tasks: McpTasks,
+    private readonly operations: McpOperations,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
@@ -81,32 +117,51 @@ export class McpServerFactory {
       },
     );
     const logFields = scope.logFields ?? (() => ({}));
+    /** A handler's work as one MCP operation: in its span when tracing is on (McpOperations). */
+    const operation: Operation = (method, context, params, work) =>
+      !tracingOn
+        ? work()
+        : this.operations.traced(
+            {
+              method,
+              tool: typeof params?.name === 'string' ? params.name : undefined,
+              id: context.mcpReq.id,
+              protocolVersion: protocolVersionOf(context, server),
+              network: scope.network,
+              meta: context.mcpReq._meta,
+            },
+            work,
+          );
     // Params taken as sent and checked here: the SDK's own check of a method's schema answers a
     // client's mistake -32603, an internal error (a cursor that is not a string, say).
-    server.setRequestHandler('tools/list', { params: ANY_PARAMS }, async (params) => {
-      if (params.cursor !== undefined && typeof params.cursor !== 'string') {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          'Invalid tools/list request: a cursor is a string',
-        );
-      }
-      return this.tools.list(await scope.who());
-    });
+    server.setRequestHandler('tools/list', { params: ANY_PARAMS }, (params, context) =>
+      operation('tools/list', context, undefined, async () => {
+        if (params.cursor !== undefined && typeof params.cursor !== 'string') {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            'Invalid tools/list request: a cursor is a string',
+          );
+        }
+        return this.tools.list(await scope.who());
+      }),
+    );
     let previous: Promise<unknown> = Promise.resolve();
     server.setRequestHandler('tools/call', (request, context) => {
       const args = scope.rawArguments
         ? scope.rawArguments(context.mcpReq.id)
         : request.params.arguments;
-      const call = previous.then(() => {
-        const io = this.ioOf(context, scope);
-        return this.tools
-          .call(scope.callerOf(context), request.params, logFields, args, io)
-          .finally(() => io.detach?.());
-      });
+      const call = previous.then(() =>
+        operation('tools/call', context, request.params, () => {
+          const io = this.ioOf(context, scope);
+          return this.tools
+            .call(scope.callerOf(context), request.params, logFields, args, io)
+            .finally(() => io.detach?.());
+        }),
+      );
       previous = call.catch(() => undefined);
       return call;
     });
-    this.serveTasks(server, scope);
+    this.serveTasks(server, scope, operation);
     return server;
   }
 
@@ -147,28 +202,32 @@ export class McpServerFactory {
    * `tasks/get`, `tasks/cancel` and `tasks/update` (the extension's methods), for a client that
    * declared the extension on the request (else -32021); a caller finds only its own tasks.
    */
-  private serveTasks(server: Server, scope: McpServerScope): void {
+  private serveTasks(server: Server, scope: McpServerScope, operation: Operation): void {
     const params = { params: z.looseObject({ taskId: z.unknown() }) };
     const handle =
-      (work: (callerId: string, taskId: unknown) => Promise<Record<string, unknown>>) =>
-      async (given: { taskId?: unknown }, context: ServerContext) => {
-        if (!requestTraits(context).tasks) throw tasksRequired();
-        return work((await scope.who()).id, given.taskId);
-      };
+      (
+        method: string,
+        work: (callerId: string, taskId: unknown) => Promise<Record<string, unknown>>,
+      ) =>
+      (given: { taskId?: unknown }, context: ServerContext) =>
+        operation(method, context, undefined, async () => {
+          if (!requestTraits(context).tasks) throw tasksRequired();
+          return work((await scope.who()).id, given.taskId);
+        });
     server.setRequestHandler(
       'tasks/get',
       params,
-      handle((callerId, taskId) => this.tasks.get(callerId, taskId)),
+      handle('tasks/get', (callerId, taskId) => this.tasks.get(callerId, taskId)),
     );
     server.setRequestHandler(
       'tasks/cancel',
       params,
-      handle((callerId, taskId) => this.tasks.cancel(callerId, taskId)),
+      handle('tasks/cancel', (callerId, taskId) => this.tasks.cancel(callerId, taskId)),
     );
     server.setRequestHandler(
       'tasks/update',
       params,
-      handle((callerId, taskId) => this.tasks.update(callerId, taskId)),
+      handle('tasks/update', (callerId, taskId) => this.tasks.update(callerId, taskId)),
     );
   }
 }

@@ -75,6 +75,7 @@ export async function serveMcpOverStdio(
     () =>
       servers.create({
         callerOf: () => stdioCaller(token),
+        network: 'pipe',
         // The key, authenticated again (it may have been revoked or changed since the start).
         who: () => invoker.identify(stdioCaller(token)),
       }),

@@ -1,4 +1,3 @@
-import { inMcpSpan, McpRequestFacts, tracingOn } from '../../tracing';
 import { Injectable, Logger } from '@nestjs/common';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
@@ -41,6 +40,9 @@ export type LogFields = () => object;
  * 2025 ones (an `initialize` handshake first).
  */
 export type McpRevision = '2026-07-28' | '2025';
+
+/** A 2025 request without `MCP-Protocol-Version` speaks this revision (the transport's rule). */
+export const DEFAULT_LEGACY_VERSION = '2025-03-26';
 
 /** How a transport runs an MCP tool call: its controls and progress, the client's revision and tasks. */
 export interface McpCallIo extends CallIo {
@@ -127,30 +129,12 @@ export class McpTools {
    * the params rebuilds the arguments object, and a `__proto__` key then becomes its prototype
    * instead of the extra field REST refuses.
    */
-  call(
+  async call(
     caller: ToolCaller,
     params: ToolCallParams,
     logFields: LogFields,
     args: unknown = params.arguments,
     io: McpCallIo = { control: new CallControl(), revision: '2025', tasks: false },
-  ): Promise<CallToolResult> {
-    if (!tracingOn) return this.callTool(caller, params, logFields, args, io);
-    const facts: McpRequestFacts = {
-      method: 'tools/call',
-      tool: params.name,
-      revision: io.revision,
-      network: caller.transport === 'mcp-stdio' ? 'pipe' : 'tcp',
-      meta: params._meta,
-    };
-    return inMcpSpan(facts, () => this.callTool(caller, params, logFields, args, io));
-  }
-
-  private async callTool(
-    caller: ToolCaller,
-    params: ToolCallParams,
-    logFields: LogFields,
-    args: unknown,
-    io: McpCallIo,
   ): Promise<CallToolResult> {
     const name = params.name;
     const tool = this.registry.get(name);

@@ -4,9 +4,8 @@
  */
 import fc from 'fast-check';
 import { STATUS_CODES } from 'node:http';
-import type { AddressInfo, Server } from 'node:net';
 import { relative } from 'node:path';
-import { startApp, TestApp, TestAppOptions } from '../app';
+import { startApp, TestApp, TestAppOptions, listenOnLoopback } from '../app';
 import {
   ANSWER_TIMEOUT_MS,
   cut,
@@ -100,8 +99,7 @@ export class Fuzzer {
       },
       ...this.options,
     });
-    await this.t.app.listen(0, '127.0.0.1');
-    this.port = ((this.t.app.getHttpServer() as unknown as Server).address() as AddressInfo).port;
+    this.port = await listenOnLoopback(this.t.app);
     const shown = await this.answer(this.tool('config_show', {}));
     expect(shown.status).toBe(200);
     this.configBefore = JSON.parse(shown.body);

@@ -5,6 +5,7 @@ import { privateDir, privateFile, privateIfPresent } from '../../common/private-
 import { Store, StoreUnavailableError } from '../store';
 import { GroupCommit } from './group-commit';
 import { MIGRATIONS } from './sqlite.migrations';
+import { tracedConnection } from './sqlite-spans';
 
 /** Commits of counts after which the WAL is synced and checkpointed, off the request (see `afterCommit`). */
 const CHECKPOINT_EVERY = 1000;
@@ -56,7 +57,7 @@ export class SqliteDatabase extends Store {
     // SQLite gives the WAL and shared-memory files it creates the database file's mode.
     privateFile(this.file);
     privateIfPresent(`${this.file}-wal`, `${this.file}-shm`);
-    this.db = new Database(this.file);
+    this.db = tracedConnection(new Database(this.file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
@@ -65,7 +66,7 @@ export class SqliteDatabase extends Store {
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS schema_versions (concern TEXT PRIMARY KEY, version INTEGER NOT NULL)',
     );
-    this.counters = new Database(this.file);
+    this.counters = tracedConnection(new Database(this.file));
     this.counters.pragma('synchronous = NORMAL');
     this.counters.pragma('busy_timeout = 5000');
     this.dataVersionStmt = this.counters.prepare('PRAGMA data_version').pluck();

@@ -1,5 +1,6 @@
 /**
- * Whether this process traces, from the standard OpenTelemetry variables alone
+ * Whether this process traces (here in the kernel, for the SQLite store's spans; the tracing
+ * feature, src/tracing, is the rest), from the standard OpenTelemetry variables alone
  * (docs/observability.md): on when `OTEL_TRACES_EXPORTER` names an exporter other than `none`, or
  * an OTLP endpoint is set; `OTEL_SDK_DISABLED=true` wins. Off, nothing of the SDK is loaded.
  */

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { isPlainObject } from '../../kernel/common/plain-object';
+import { inMcpSpan, McpRequestFacts } from '../../tracing';
+import { mcpMethodLabel } from '../../metrics';
+import { ToolRegistry } from '../../tools/index';
+import { DEFAULT_LEGACY_VERSION } from './mcp.tools';
+
+/** The methods the service's own handlers answer (McpServerFactory), each an operation there. */
+const HANDLED_METHODS = new Set([
+  'tools/list',
+  'tools/call',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/update',
+]);
+
+/**
+ * The messages of a POST that the SDK's entry answers itself (initialize, ping, server/discover,
+ * the notifications, what it refuses): their facts, read from the POST.
+ */
+export function answeredBySdk(
+  messages: unknown[],
+  headers: IncomingHttpHeaders,
+): McpRequestFacts[] {
+  const header = headers['mcp-protocol-version'];
+  const facts: McpRequestFacts[] = [];
+  for (const message of messages) {
+    if (!isPlainObject(message) || typeof message.method !== 'string') continue;
+    if (HANDLED_METHODS.has(message.method)) continue;
+    const params = isPlainObject(message.params) ? message.params : undefined;
+    const asked = message.method === 'initialize' ? params?.protocolVersion : undefined;
+    const id = message.id;
+    facts.push({
+      method: message.method,
+      id: typeof id === 'string' || typeof id === 'number' ? id : undefined,
+      protocolVersion:
+        typeof header === 'string'
+          ? header
+          : typeof asked === 'string'
+            ? asked
+            : DEFAULT_LEGACY_VERSION,
+      network: 'tcp',
+      meta: isPlainObject(params?._meta) ? params._meta : undefined,
+    });
+  }
+  return facts;
+}
+
+/**
+ * Every JSON-RPC message MCP answers, however it is answered (the fast path, the SDK's entry over
+ * HTTP or stdio), in its span after OpenTelemetry's MCP conventions when tracing is on
+ * (docs/observability.md); the callers call it only then. Its time is the metric's, from the POST
+ * that carried it (RequestScope.mcpMethods, counted with the HTTP answer).
+ */
+@Injectable()
+export class McpOperations {
+  constructor(private readonly registry: ToolRegistry) {}
+
+  /**
+   * `work`, the answer to one message, in its span. Its method and tool are named as sent only
+   * when they are the protocol's and the registry's: else `_OTHER`, and no tool.
+   */
+  traced<T>(facts: McpRequestFacts, work: () => Promise<T>): Promise<T> {
+    const method = mcpMethodLabel(facts.method);
+    const tool = facts.tool !== undefined && this.registry.get(facts.tool) ? facts.tool : undefined;
+    return inMcpSpan({ ...facts, method, tool }, work);
+  }
+
+  /**
+   * `work`, answering messages that the SDK answers inside it (answeredBySdk): a span each, side
+   * by side, each as long as the whole.
+   */
+  async around(facts: McpRequestFacts[], work: () => Promise<void>): Promise<void> {
+    if (facts.length === 0) return work();
+    const done = work();
+    await Promise.all(facts.map((message) => this.traced(message, () => done)));
+  }
+}
