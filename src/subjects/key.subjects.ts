@@ -47,12 +47,10 @@ export class KeySubjects implements SubjectKind<ApiKeyRecord, KeyUpdate, KeyPosi
 
   checked(changes: KeyUpdate): KeyUpdate {
     try {
-      if (changes.scopes !== undefined) changes.scopes = this.keys.resolveScopes(changes);
-      if (changes.plan !== undefined) this.keys.checkPlan(changes.plan);
+      return this.keys.checkedUpdate(changes);
     } catch (error) {
       throw badRequest(error);
     }
-    return changes;
   }
 
   update(record: ApiKeyRecord, changes: KeyUpdate, actor: AuditActor) {

@@ -123,22 +123,30 @@ export class KeysService {
   }
 
   /**
-   * Changes a key's settings (the plan and scopes checked first); undefined for an unknown id. The
-   * next request, on any instance, sees them. Only fields that really change are written and audited.
+   * A change as `update` takes it: its name and plan checked, its scopes resolved (each known);
+   * KeyRequestError (400) otherwise. The routes and the CLI check a change once, before anything
+   * else decides on it.
+   */
+  checkedUpdate(changes: KeyUpdate): KeyUpdate {
+    if (changes.name !== undefined) checkKeyName(changes.name);
+    if (changes.plan !== undefined) this.checkPlan(changes.plan);
+    if (changes.scopes === undefined) return changes;
+    return { ...changes, scopes: this.resolveScopes({ scopes: changes.scopes }) };
+  }
+
+  /**
+   * Changes a key's settings, `changes` as checkedUpdate made them; undefined for an unknown id.
+   * The next request, on any instance, sees them. Only fields that really change are written and
+   * audited.
    */
   async update(
     before: ApiKeyRecord,
     changes: KeyUpdate,
     actor: AuditActor,
   ): Promise<ApiKeyRecord | undefined> {
-    if (changes.name !== undefined) checkKeyName(changes.name);
-    if (changes.plan !== undefined) this.checkPlan(changes.plan);
-    const wanted: KeyUpdate = { ...changes };
-    if (changes.scopes !== undefined)
-      wanted.scopes = this.resolveScopes({ scopes: changes.scopes });
     const diff: Record<string, { from: unknown; to: unknown }> = {};
     const effective: Record<string, unknown> = {};
-    for (const [field, to] of Object.entries(wanted) as [keyof KeyUpdate, unknown][]) {
+    for (const [field, to] of Object.entries(changes) as [keyof KeyUpdate, unknown][]) {
       if (to === undefined) continue;
       const from = before[field];
       if (JSON.stringify(from) === JSON.stringify(to)) continue;

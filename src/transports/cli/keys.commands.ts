@@ -155,7 +155,7 @@ export function addKeyCommands(
           const target = await keys.find(id);
           if (!target) throw notFound(id);
           if (target.revoked_at) throw new KeyRequestError(`API key is revoked: ${id}`);
-          const record = await keys.update(target, changes, CLI_ACTOR);
+          const record = await keys.update(target, keys.checkedUpdate(changes), CLI_ACTOR);
           return record && toView(record, keys.now());
         });
         if (!view) throw notFound(id);
