@@ -13,6 +13,15 @@ import { tracingOn } from '../kernel/common/tracing-gate';
 
 const tracer = trace.getTracer('tool-invocation-service');
 
+/**
+ * Whether the work at hand runs in a span that records. A span's children are made only then: a
+ * child of a span left out by the sampler would be left out too, and making it costs a call the
+ * context's switch and a span object for nothing.
+ */
+export function inRecordingSpan(): boolean {
+  return trace.getSpan(context.active())?.isRecording() === true;
+}
+
 /** Reads W3C trace context from an MCP request's `_meta`: only its string values. */
 const META_GETTER: TextMapGetter<Record<string, unknown>> = {
   keys: (carrier) => Object.keys(carrier),
@@ -111,11 +120,12 @@ function asAttribute(value: unknown): string {
 }
 
 /**
- * Runs a tool's handler in an INTERNAL span `execute_tool {tool}`: who called (the kind and id of
+ * Runs a tool's handler in an INTERNAL span `execute_tool {tool}` (when its call is recorded): who called (the kind and id of
  * the key or principal, never a secret), what it costs, and how it ended (`tis.outcome`). Its
  * arguments only when the operator opts in (`OTEL_TIS_CAPTURE_ARGUMENTS=true`).
  */
 export async function inToolSpan<T>(facts: ToolRunFacts, run: () => Promise<T>): Promise<T> {
+  if (!inRecordingSpan()) return run();
   const span = tracer.startSpan(`execute_tool ${facts.tool}`, {
     kind: SpanKind.INTERNAL,
     attributes: {
@@ -183,15 +193,17 @@ export async function inBackgroundSpan<T>(
 }
 
 /**
- * A method run in an INTERNAL span of that name when tracing is on: a step of a call that waits on
- * I/O (authentication, the rate and credit counts, the Idempotency-Key), whose store calls are
- * its children. Off, the method is left as written: decided once, when its class is defined.
+ * A method run in an INTERNAL span of that name when tracing is on and its call is recorded: a
+ * step of a call that waits on I/O (authentication, the rate and credit counts, the
+ * Idempotency-Key), whose store calls are its children. Off, the method is left as written:
+ * decided once, when its class is defined.
  */
 export function Traced(name: string): MethodDecorator {
   return (_target, _key, descriptor) => {
     if (!tracingOn) return;
     const method = descriptor.value as unknown as (...args: unknown[]) => Promise<unknown>;
     const traced = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
+      if (!inRecordingSpan()) return method.apply(this, args);
       const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL });
       try {
         return await context.with(trace.setSpan(context.active(), span), () =>

@@ -142,6 +142,12 @@ describe('OpenTelemetry traces (e2e)', () => {
       }
       // The key's read on its first call, under its authentication.
       expect(statements.some((span) => span.parentSpanId === authenticate.spanId)).toBe(true);
+      // Never a trace of its own: a statement of no recorded call (the first key's, at start-up)
+      // makes no span.
+      const sqlite = receiver
+        .spans()
+        .filter((span) => span.attributes['db.system.name'] === 'sqlite');
+      expect(sqlite.filter((span) => !span.parentSpanId).map((span) => span.name)).toEqual([]);
     }
   });
 

@@ -23,7 +23,8 @@ export function statementName(sql: string): { operation: string; table?: string 
 
 /**
  * The connection as it is, or, when tracing is on, one whose statements each run in a CLIENT span
- * named by statementName (docs/observability.md). Off, nothing is wrapped: nothing is paid.
+ * named by statementName, as a child of the recorded span they run in (docs/observability.md).
+ * Off, nothing is wrapped: nothing is paid.
  */
 export function tracedConnection(db: Database.Database): Database.Database {
   if (!tracingOn) return db;
@@ -46,6 +47,9 @@ export function tracedConnection(db: Database.Database): Database.Database {
       const original = statement[method].bind(statement) as (...args: unknown[]) => unknown;
       Object.defineProperty(statement, method, {
         value: (...args: unknown[]) => {
+          // Only inside a recorded span: not for a call the sampler left out, nor for statements
+          // of no call (start-up, a sweep), which would each make a trace of one span.
+          if (trace.getSpan(context.active())?.isRecording() !== true) return original(...args);
           const span = tracer.startSpan(
             name,
             { kind: SpanKind.CLIENT, attributes },
