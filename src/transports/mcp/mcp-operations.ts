@@ -51,7 +51,7 @@ export function answeredBySdk(
  * Every JSON-RPC message MCP answers, however it is answered (the fast path, the SDK's entry over
  * HTTP or stdio), in its span after OpenTelemetry's MCP conventions when tracing is on
  * (docs/observability.md); the callers call it only then. Its time is the metric's, from the POST
- * that carried it (RequestScope.mcpMethods, counted with the HTTP answer).
+ * that carried it (RequestScope.mcpMessages, counted with the HTTP answer).
  */
 @Injectable()
 export class McpOperations {
