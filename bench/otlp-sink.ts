@@ -26,6 +26,8 @@ export function startOtlpSink(): Promise<OtlpSink> {
       res.end();
     });
   });
+  // Idle connections kept longer than the exporter keeps them (see test/support/otlp-receiver.ts).
+  server.keepAliveTimeout = 120_000;
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;

@@ -109,6 +109,9 @@ export class OtlpReceiver {
         res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       });
     });
+    // Idle connections kept longer than the exporter keeps them: a socket the receiver closes (Node's
+    // 5 s default) just as the exporter reuses it fails that export, and the SDK drops its spans.
+    server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return new OtlpReceiver(server, exports);
   }
