@@ -9,18 +9,9 @@ import {
   TextMapGetter,
   trace,
 } from '@opentelemetry/api';
-import { tracingOn } from '../kernel/common/tracing-gate';
+import { inRecordingSpan, tracingOn } from '../kernel/common/tracing-gate';
 
 const tracer = trace.getTracer('tool-invocation-service');
-
-/**
- * Whether the work at hand runs in a span that records. A span's children are made only then: a
- * child of a span left out by the sampler would be left out too, and making it costs a call the
- * context's switch and a span object for nothing.
- */
-export function inRecordingSpan(): boolean {
-  return trace.getSpan(context.active())?.isRecording() === true;
-}
 
 /** Reads W3C trace context from an MCP request's `_meta`: only its string values. */
 const META_GETTER: TextMapGetter<Record<string, unknown>> = {
@@ -120,9 +111,10 @@ function asAttribute(value: unknown): string {
 }
 
 /**
- * Runs a tool's handler in an INTERNAL span `execute_tool {tool}` (when its call is recorded): who called (the kind and id of
- * the key or principal, never a secret), what it costs, and how it ended (`tis.outcome`). Its
- * arguments only when the operator opts in (`OTEL_TIS_CAPTURE_ARGUMENTS=true`).
+ * Runs a tool's handler in an INTERNAL span `execute_tool {tool}` (when its call is recorded):
+ * who called (the kind and id of the key or principal, never a secret), what it costs, and how it
+ * ended (`tis.outcome`). Its arguments only when the operator opts in
+ * (`OTEL_TIS_CAPTURE_ARGUMENTS=true`).
  */
 export async function inToolSpan<T>(facts: ToolRunFacts, run: () => Promise<T>): Promise<T> {
   if (!inRecordingSpan()) return run();

@@ -1,6 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type Database from 'better-sqlite3';
-import { tracingOn } from '../../common/tracing-gate';
+import { inRecordingSpan, tracingOn } from '../../common/tracing-gate';
 
 const tracer = trace.getTracer('tool-invocation-service');
 
@@ -47,9 +47,7 @@ export function tracedConnection(db: Database.Database): Database.Database {
       const original = statement[method].bind(statement) as (...args: unknown[]) => unknown;
       Object.defineProperty(statement, method, {
         value: (...args: unknown[]) => {
-          // Only inside a recorded span: not for a call the sampler left out, nor for statements
-          // of no call (start-up, a sweep), which would each make a trace of one span.
-          if (trace.getSpan(context.active())?.isRecording() !== true) return original(...args);
+          if (!inRecordingSpan()) return original(...args);
           const span = tracer.startSpan(
             name,
             { kind: SpanKind.CLIENT, attributes },
