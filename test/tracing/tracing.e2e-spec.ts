@@ -164,6 +164,26 @@ describe('OpenTelemetry traces (e2e)', () => {
     expect(receiver.spans().some((span) => span.traceId === caller.traceId)).toBe(true);
   });
 
+  /** One JSON-RPC POST to `/mcp` with the key, as a streamable-HTTP client sends it. */
+  const rpc = (base: string, key: string, body: object, headers: Record<string, string> = {}) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+
+  /** 2026-07-28's per-request envelope, in a message's `_meta`. */
+  const ENVELOPE = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+
   /** A raw MCP tools/call of either revision, `traceparent` in its `_meta`. */
   const mcpCall = (
     base: string,
@@ -172,35 +192,24 @@ describe('OpenTelemetry traces (e2e)', () => {
     meta: object,
     args: object,
   ) =>
-    fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': revision,
-        ...(revision === '2026-07-28' ? { 'mcp-method': 'tools/call', 'mcp-name': 'greet' } : {}),
-      },
-      body: JSON.stringify({
+    rpc(
+      base,
+      key,
+      {
         jsonrpc: '2.0',
         id: 7,
         method: 'tools/call',
         params: {
           name: 'greet',
           arguments: args,
-          _meta: {
-            ...meta,
-            ...(revision === '2026-07-28'
-              ? {
-                  'io.modelcontextprotocol/protocolVersion': revision,
-                  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-                  'io.modelcontextprotocol/clientCapabilities': {},
-                }
-              : {}),
-          },
+          _meta: { ...meta, ...(revision === '2026-07-28' ? ENVELOPE : {}) },
         },
-      }),
-    });
+      },
+      {
+        'mcp-protocol-version': revision,
+        ...(revision === '2026-07-28' ? { 'mcp-method': 'tools/call', 'mcp-name': 'greet' } : {}),
+      },
+    );
 
   it.each(['2026-07-28', '2025-06-18'] as const)(
     "continues an MCP client's trace from _meta (%s): the tools/call span, its tool span, isError as tool_error",
@@ -259,24 +268,26 @@ describe('OpenTelemetry traces (e2e)', () => {
 
   it('traces the MCP messages the SDK answers, tools/list, and a background run linked to the request that accepted it', async () => {
     const { base, key } = await start(toReceiver());
-    const rpc = (body: object, traceHeader: string) =>
-      fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          traceparent: traceHeader,
-        },
-        body: JSON.stringify(body),
-      });
     const init = traceparent();
-    const initialized = await rpc(initializeRequest('a'), init.header);
+    const initialized = await rpc(base, key, initializeRequest('a'), { traceparent: init.header });
     expect(initialized.status).toBe(200);
     const listed = traceparent();
-    expect((await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, listed.header)).status).toBe(
-      200,
-    );
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    expect((await rpc(base, key, list, { traceparent: listed.header })).status).toBe(200);
+    // 2026-07-28's discovery (its headers repeat what its envelope says).
+    const discovered = traceparent();
+    const discover = {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'server/discover',
+      params: { _meta: ENVELOPE },
+    };
+    const discovery = await rpc(base, key, discover, {
+      traceparent: discovered.header,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'server/discover',
+    });
+    expect(discovery.status).toBe(200);
 
     const accepting = traceparent();
     // doctor may run in the background (async: allowed); greet never does.
@@ -311,8 +322,16 @@ describe('OpenTelemetry traces (e2e)', () => {
       'mcp.protocol.version': '2025-06-18',
       'jsonrpc.request.id': 'a',
     });
-    const list = spans.find((s) => s.traceId === listed.traceId && s.name === 'tools/list');
-    expect(list?.attributes).toMatchObject({ 'mcp.method.name': 'tools/list' });
+    const listing = spans.find((s) => s.traceId === listed.traceId && s.name === 'tools/list');
+    expect(listing?.attributes).toMatchObject({ 'mcp.method.name': 'tools/list' });
+    const discovering = spans.find(
+      (s) => s.traceId === discovered.traceId && s.name === 'server/discover',
+    );
+    expect(discovering?.attributes).toMatchObject({
+      'mcp.method.name': 'server/discover',
+      'mcp.protocol.version': '2026-07-28',
+      'jsonrpc.request.id': '3',
+    });
 
     const http = spans.find(
       (s) => s.traceId === accepting.traceId && s.parentSpanId === accepting.parentId,

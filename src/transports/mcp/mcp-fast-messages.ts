@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../kernel/common/plain-object';
-import { DEFAULT_LEGACY_VERSION, McpRevision, ToolCallParams } from './mcp.tools';
+import { exactProtocolVersion, McpRevision, ToolCallParams } from './mcp.tools';
 
 /** The MCP revision of the per-request envelope this service serves. */
 export const ENVELOPE_REVISION = '2026-07-28';
@@ -130,7 +130,7 @@ export function recognize(
     if (!acceptsBoth(header(headers, 'accept'))) return;
   }
   const revision: McpRevision = enveloped ? '2026-07-28' : '2025';
-  const protocolVersion = enveloped ? ENVELOPE_REVISION : (version ?? DEFAULT_LEGACY_VERSION);
+  const protocolVersion = exactProtocolVersion(meta, version);
   if (method === 'tools/list') {
     return params === undefined || keysWithin(params, ['_meta'])
       ? { revision, protocolVersion, id: id as string | number, method, params }

@@ -4,7 +4,7 @@ import { isPlainObject } from '../../kernel/common/plain-object';
 import { inMcpSpan, McpRequestFacts } from '../../tracing';
 import { mcpMethodLabel } from '../../metrics';
 import { ToolRegistry } from '../../tools/index';
-import { DEFAULT_LEGACY_VERSION } from './mcp.tools';
+import { exactProtocolVersion } from './mcp.tools';
 
 /** The methods the service's own handlers answer (McpServerFactory), each an operation there. */
 const HANDLED_METHODS = new Set([
@@ -34,12 +34,11 @@ export function answeredBySdk(
     facts.push({
       method: message.method,
       id: typeof id === 'string' || typeof id === 'number' ? id : undefined,
-      protocolVersion:
-        typeof header === 'string'
-          ? header
-          : typeof asked === 'string'
-            ? asked
-            : DEFAULT_LEGACY_VERSION,
+      protocolVersion: exactProtocolVersion(
+        params?._meta,
+        typeof header === 'string' ? header : undefined,
+        typeof asked === 'string' ? asked : undefined,
+      ),
       network: 'tcp',
       meta: isPlainObject(params?._meta) ? params._meta : undefined,
     });

@@ -16,7 +16,7 @@ import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './mcp.t
 import { McpOperations } from './mcp-operations';
 import { tracingOn } from '../../tracing';
 import {
-  DEFAULT_LEGACY_VERSION,
+  exactProtocolVersion,
   LogFields,
   McpCallIo,
   McpRevision,
@@ -69,19 +69,13 @@ function requestTraits(context: ServerContext): { revision: McpRevision; tasks: 
   };
 }
 
-/**
- * The exact revision a request speaks: the envelope's, else its 2025 `MCP-Protocol-Version`
- * header (HTTP), else the one the connection's `initialize` agreed (stdio), else 2025-03-26.
- */
+/** The exact revision a request speaks (exactProtocolVersion), over HTTP or stdio. */
 function protocolVersionOf(context: ServerContext, server: Server): string {
-  const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
-  const enveloped = envelope?.[PROTOCOL_VERSION_META_KEY];
-  if (typeof enveloped === 'string') return enveloped;
-  return (
-    context.http?.req?.headers.get('mcp-protocol-version') ??
+  return exactProtocolVersion(
+    context.mcpReq.envelope,
+    context.http?.req?.headers.get('mcp-protocol-version') ?? undefined,
     // For a 2025 connection, what its initialize agreed: the SDK's note says so.
-    server.getNegotiatedProtocolVersion() ??
-    DEFAULT_LEGACY_VERSION
+    server.getNegotiatedProtocolVersion(),
   );
 }
 

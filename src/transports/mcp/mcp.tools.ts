@@ -1,5 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import {
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { errorAnswer, STATUS_TEXT } from '../../kernel/errors/answer';
 import { ValidationFailed } from '../../kernel/errors/api-error';
@@ -17,6 +21,7 @@ import type { CallResponse } from '../../invocations';
 import type { QuotaState } from '../../limits';
 import { ToolRegistry } from '../../tools/index';
 import { echoedName } from '../../kernel/validation/issues';
+import { isPlainObject } from '../../kernel/common/plain-object';
 import { failure, success } from './mcp-results';
 import { McpTasks, tasksRequired } from './mcp.tasks';
 import { McpToolList } from './mcp-tool-list';
@@ -43,6 +48,21 @@ export type McpRevision = '2026-07-28' | '2025';
 
 /** A 2025 request without `MCP-Protocol-Version` speaks this revision (the transport's rule). */
 export const DEFAULT_LEGACY_VERSION = '2025-03-26';
+
+/**
+ * The exact revision a message speaks (`mcp.protocol.version`): its 2026-07-28 envelope's, in its
+ * `_meta`, else the 2025 `MCP-Protocol-Version` header, else what the connection agreed (stdio's
+ * or the message's own `initialize`), else 2025-03-26.
+ */
+export function exactProtocolVersion(
+  meta: unknown,
+  header: string | undefined,
+  agreed?: string,
+): string {
+  const enveloped = isPlainObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
+  if (typeof enveloped === 'string') return enveloped;
+  return header ?? agreed ?? DEFAULT_LEGACY_VERSION;
+}
 
 /** How a transport runs an MCP tool call: its controls and progress, the client's revision and tasks. */
 export interface McpCallIo extends CallIo {
