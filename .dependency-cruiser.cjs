@@ -21,6 +21,7 @@ const FEATURES = [
   'invocations',
   'reports',
   'tracing',
+  'webhooks',
 ];
 const feature = `^src/(${FEATURES.join('|')})/`;
 /** A tool's own folder: src/tools/<name>/ (the files of src/tools/ itself are the tools feature). */

@@ -11,6 +11,7 @@ import {
   ReportsRoutesModule,
   InvocationsRoutesModule,
   OAuthRoutesModule,
+  WebhooksRoutesModule,
 } from './transports/rest/rest.modules';
 import { ConfigurationModule } from './configuration';
 import { ConsoleModule } from './transports/console/console.module';
@@ -81,6 +82,7 @@ export function rootModule(
           MetricsRoutesModule,
           McpHttpModule,
           ReportsRoutesModule,
+          WebhooksRoutesModule,
           ConsoleModule,
           ...tools,
           ...imports,

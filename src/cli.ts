@@ -10,6 +10,8 @@ import { KeyRequestError } from './subjects';
 import { wholeNumber } from './transports/cli/cli.options';
 import { auditActor, line, out } from './transports/cli/cli.output';
 import { addKeyCommands } from './transports/cli/keys.commands';
+import { addWebhookCommands } from './transports/cli/webhooks.commands';
+import { ApiError } from './kernel/errors/api-error';
 import { printable } from './kernel/common/text';
 import { prepareEnvironment } from './kernel/settings/environment';
 import { TOOL_MODULES } from './tools';
@@ -52,6 +54,7 @@ export function buildCli(): Command {
     .addHelpText('after', ENVIRONMENT_HELP);
   program.exitOverride();
   addKeyCommands(program, withContext, declaredToolNames(TOOL_MODULES));
+  addWebhookCommands(program, withContext);
 
   program
     .command('audit')
@@ -129,8 +132,11 @@ export async function runCli(argv: string[]): Promise<number> {
     if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' ? 0 : 2;
     }
-    process.stderr.write(`error: ${printable(e.message ?? String(error))}\n`);
-    // A request the service refuses (an unknown template, scope or plan) is bad usage too.
+    // The service's own refusals (a webhook's URL, an unknown endpoint) say why in their detail.
+    const message = error instanceof ApiError ? String(error.detail) : e.message;
+    process.stderr.write(`error: ${printable(message ?? String(error))}\n`);
+    // A request the service refuses (an unknown template, scope or plan, a 4xx) is bad usage too.
+    if (error instanceof ApiError) return error.getStatus() === 404 ? 1 : 2;
     return error instanceof KeyRequestError ? 2 : 1;
   }
 }

@@ -16,6 +16,11 @@ export const AUDIT_ACTIONS = [
   'doctor.fix',
   'principal.update',
   'principal.delete',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.secret_rotated',
+  'webhook.deleted',
+  'webhook.disabled',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

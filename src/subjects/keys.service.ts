@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { AuditActor, SYSTEM_ACTOR, AuditService } from '../audit';
+import { AuditActor, SYSTEM_ACTOR } from '../audit';
 import { Clock } from '../kernel/common/clock';
 import { planNamed, Settings, SETTINGS } from '../kernel/settings/settings';
 import { ApiKeyRecord, KeyStore, mayBeCached } from './key.store';
@@ -12,6 +12,7 @@ import {
   hashesEqual,
 } from './api-key';
 import { keyStatus, previousKeyExpiry } from './api-key.view';
+import { KeyChangeLog } from './key-events';
 import { checkKeyName, KeyRequestError, KeyUpdate, NewKeyRequest } from './key-request';
 import type { AuthenticatedKey } from './caller';
 import {
@@ -54,7 +55,7 @@ export class KeysService {
     private readonly store: KeyStore,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly clock: Clock,
-    private readonly audit: AuditService,
+    private readonly changes: KeyChangeLog,
     // The tools whose per-tool scopes may be granted; every process that manages keys has them.
     @Optional() private readonly catalog?: ToolCatalog,
   ) {}
@@ -108,7 +109,7 @@ export class KeysService {
     const key = generateApiKey();
     const full = { ...record, prefix: displayPrefix(key), hash: hashApiKey(key) };
     await this.store.insertKey(full);
-    await this.audit.record(actor, 'api_key.create', full.id, granted(full));
+    await this.changes.recorded(actor, 'api_key.create', full, granted(full));
     return { key, record: full };
   }
 
@@ -155,7 +156,8 @@ export class KeysService {
     }
     if (!Object.keys(diff).length) return before;
     const record = await this.store.updateKey(before.id, effective);
-    if (record) await this.audit.record(actor, 'api_key.update', before.id, diff);
+    if (!record) return record;
+    await this.changes.recorded(actor, 'api_key.update', record, diff);
     return record;
   }
 
@@ -180,7 +182,7 @@ export class KeysService {
         graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000).toISOString() : null,
     });
     if (!record) return undefined;
-    await this.audit.record(actor, 'api_key.rotate', id, { grace_seconds: graceSeconds });
+    await this.changes.recorded(actor, 'api_key.rotate', record, { grace_seconds: graceSeconds });
     return { key, record };
   }
 
@@ -195,7 +197,7 @@ export class KeysService {
     const key = generateApiKey();
     const full = { ...record, prefix: displayPrefix(key), hash: hashApiKey(key) };
     if (!(await this.store.insertKeyIfNone(full))) return undefined;
-    await this.audit.record(SYSTEM_ACTOR, 'api_key.create', full.id, granted(full));
+    await this.changes.recorded(SYSTEM_ACTOR, 'api_key.create', full, granted(full));
     return { key, record: full };
   }
 
@@ -274,7 +276,14 @@ export class KeysService {
     const before = await this.store.findKeyById(id);
     if (!before) return false;
     const revoked = await this.store.revokeKey(id, now.toISOString());
-    if (revoked && !before.revoked_at) await this.audit.record(actor, 'api_key.revoke', id, {});
+    if (revoked && !before.revoked_at) {
+      await this.changes.recorded(
+        actor,
+        'api_key.revoke',
+        { ...before, revoked_at: now.toISOString() },
+        {},
+      );
+    }
     return revoked;
   }
 }

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits';
+import { WebhooksModule } from '../webhooks';
 import { KeysService } from './keys.service';
+import { KeyChangeLog } from './key-events';
 import { KeyStore } from './key.store';
 import { PrincipalStore } from './principal.store';
 import { SUBJECT_STORES } from './subjects.stores';
@@ -16,10 +18,11 @@ import { SEARCH_BUDGET, SEARCH_BUDGET_TOKEN } from '../kernel/common/bounded-sea
  * without HTTP: for the checks of a call, the REST routes, the CLI and stdio MCP.
  */
 @Module({
-  imports: [LimitsModule],
+  imports: [LimitsModule, WebhooksModule],
   providers: [
     ...SUBJECT_STORES,
     KeysService,
+    KeyChangeLog,
     AuthFailureLimiter,
     AuthChallenges,
     KeySearch,

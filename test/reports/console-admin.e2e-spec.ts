@@ -246,7 +246,7 @@ describe("the console's admin routes (e2e)", () => {
         queryIssue(
           'action',
           'value_error',
-          'Value error, expected one of: api_key.create, api_key.update, api_key.rotate, api_key.revoke, config.set, doctor.fix, principal.update, principal.delete',
+          'Value error, expected one of: api_key.create, api_key.update, api_key.rotate, api_key.revoke, config.set, doctor.fix, principal.update, principal.delete, webhook.created, webhook.updated, webhook.secret_rotated, webhook.deleted, webhook.disabled',
         ),
       ],
       [
@@ -421,6 +421,11 @@ describe("the console's admin routes (e2e)", () => {
       'doctor.fix',
       'principal.update',
       'principal.delete',
+      'webhook.created',
+      'webhook.updated',
+      'webhook.secret_rotated',
+      'webhook.deleted',
+      'webhook.disabled',
     ]) {
       const res = await get(`${ADMIN}/audit?action=${action}`);
       expect([action, res.status]).toEqual([action, 200]);

@@ -35,6 +35,7 @@ const TAGS: readonly TagObject[] = [
   { name: 'usage', description: 'What the calling key has spent.' },
   { name: 'auth', description: 'Keys and OAuth principals: scopes, plans, limits, rotation.' },
   { name: 'audit', description: 'Who changed which key, principal or setting, and when.' },
+  { name: 'webhooks', description: 'Signed events to your URLs: endpoints, deliveries, retries.' },
   {
     name: 'admin',
     description: 'What the operator console reads: usage, errors, keys and audit across callers.',

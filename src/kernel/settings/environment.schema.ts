@@ -172,6 +172,29 @@ const text = z
   .optional()
   .transform((raw) => (unset(raw) ? undefined : raw));
 
+/** Seconds between a webhook's attempts: the delays after each failed one, comma-separated. */
+const retrySchedule = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (unset(raw)) return undefined;
+    const steps = commaEntries(raw).map(Number);
+    if (steps.length === 0 || steps.length > 20 || steps.some((s) => !(s >= 0 && s <= 86_400))) {
+      return refuse(ctx, `must be 1 to 20 comma-separated seconds (0 to 86400), got '${raw}'`);
+    }
+    return steps;
+  });
+
+/** At least 32 characters: the key that seals webhook secrets at rest is derived from it. */
+const secretKey = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (unset(raw)) return undefined;
+    if (raw.length < 32) return refuse(ctx, 'must be at least 32 characters (a long random text)');
+    return raw;
+  });
+
 /** Every variable the service reads; others pass through untouched (the environment is the operator's). */
 export const EnvironmentSchema = z.looseObject({
   DATA_DIR: z
@@ -229,6 +252,10 @@ export const EnvironmentSchema = z.looseObject({
   INVOCATION_LEASE_MS: wholeNumber(15_000, 300),
   MCP_TASK_AFTER_MS: wholeNumber(10_000),
   SHUTDOWN_DRAIN_MS: wholeNumber(30_000),
+  WEBHOOK_ALLOW_PRIVATE: flag(false),
+  WEBHOOK_SECRET_KEY: secretKey,
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  WEBHOOK_POLL_MS: wholeNumber(1000, 10),
 });
 
 export type ParsedEnvironment = z.output<typeof EnvironmentSchema>;

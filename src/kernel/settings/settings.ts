@@ -84,6 +84,17 @@ export interface Settings {
     /** On SIGTERM, running calls may finish for this long before they are stopped. */
     shutdownDrainMs: number;
   };
+  /** Webhook deliveries (docs/webhooks.md). */
+  webhooks: {
+    /** WEBHOOK_ALLOW_PRIVATE: loopback and private receivers and http:// allowed. */
+    allowPrivate: boolean;
+    /** WEBHOOK_SECRET_KEY: secrets sealed at rest with a key derived from it. */
+    secretKey?: string;
+    /** Seconds before each retry (WEBHOOK_RETRY_SCHEDULE; Svix's by default). */
+    retrySchedule?: number[];
+    /** How often an instance looks for deliveries due. */
+    pollMs: number;
+  };
   /** The service's external origin (PUBLIC_URL), when set. */
   publicUrl?: string;
   /** OAuth access tokens accepted beside keys: set when OAUTH_ISSUERS is (which needs PUBLIC_URL). */
@@ -210,6 +221,12 @@ export function loadSettings(env: Environment): Settings {
       renewMs: Math.max(100, Math.min(1000, Math.floor(parsed.INVOCATION_LEASE_MS / 3))),
       mcpTaskAfterMs: parsed.MCP_TASK_AFTER_MS,
       shutdownDrainMs: parsed.SHUTDOWN_DRAIN_MS,
+    },
+    webhooks: {
+      allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE,
+      secretKey: parsed.WEBHOOK_SECRET_KEY,
+      retrySchedule: parsed.WEBHOOK_RETRY_SCHEDULE,
+      pollMs: parsed.WEBHOOK_POLL_MS,
     },
     version: packageVersion(),
   };

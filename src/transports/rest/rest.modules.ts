@@ -18,6 +18,8 @@ import { ReportsModule } from '../../reports';
 import { AdminUsageController } from './admin-usage.controller';
 import { AdminListsController } from './admin-lists.controller';
 import { AdminCatalogController } from './admin-catalog.controller';
+import { WebhookDeliveryModule, WebhooksModule } from '../../webhooks';
+import { WebhooksController } from './webhooks.controller';
 
 /**
  * The routes about keys (`/api/v1/auth/*`, `/api/v1/usage`). Authentication and scope checks of a
@@ -63,3 +65,10 @@ export class ToolsRoutesModule {}
   controllers: [AdminUsageController, AdminListsController, AdminCatalogController],
 })
 export class ReportsRoutesModule {}
+
+/** The webhook routes, and the sender of the outbox: the server's only. */
+@Module({
+  imports: [WebhooksModule, WebhookDeliveryModule],
+  controllers: [WebhooksController],
+})
+export class WebhooksRoutesModule {}

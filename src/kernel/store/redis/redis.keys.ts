@@ -24,6 +24,13 @@
  *   {invocations}:active         hash    invocation id -> the instance running it, while it runs
  *   {instance:<id>}              string  an instance's lease: present while it runs its calls
  *   {audit}:seq, {audit}:log     string, zset  the audit trail
+ *   {webhooks}:endpoint:<wh id>  hash    a webhook endpoint's record (field -> JSON value)
+ *   {webhooks}:endpoints         zset    score = created_at (ms), member = id: every endpoint
+ *   {webhooks}:dlv:<dlv id>      hash    a webhook delivery, its event and attempts (field -> JSON)
+ *   {webhooks}:of:<wh id>        zset    an endpoint's delivery ids (score 0, by id: by time)
+ *   {webhooks}:due               zset    score = when due (ms), member = delivery id: the pending
+ *                                        deliveries; a claim moves the score to its lease's end
+ *   {webhooks}:marks:<marker>    string  a marker set once (its expiry, ms), see markOnce
  *   config:overrides             hash    configuration key -> JSON value
  *   {<throttler key>:<throttler>}:hits|blocked  other throttler counters (failed authentications)
  *
@@ -31,7 +38,8 @@
  * hash tag `{key_…}` or `{prn_…}`: its record, quota,
  * rate and idempotency keys live in one Cluster slot, and every script that touches several of
  * them runs on one node. The key index and the audit log are one slot each; a secret's lookup is a
- * slot of its own (known before the key id is).
+ * slot of its own (known before the key id is). Every webhook key shares the hash tag `{webhooks}`:
+ * the outbox's scripts reach a delivery's record from its id (a key-name base passed as a key).
  */
 const tag = (id: string) => `{${id}}`;
 
@@ -62,6 +70,16 @@ export const RedisKeys = {
   auditSeq: '{audit}:seq',
   auditLog: '{audit}:log',
   overrides: 'config:overrides',
+  webhookEndpoint: (id: string) => `{webhooks}:endpoint:${id}`,
+  webhookEndpoints: '{webhooks}:endpoints',
+  webhookDelivery: (id: string) => `{webhooks}:dlv:${id}`,
+  /** What a delivery's id follows in its key: scripts given it reach any delivery. */
+  webhookDeliveryBase: '{webhooks}:dlv:',
+  webhookDeliveriesOf: (endpointId: string) => `{webhooks}:of:${endpointId}`,
+  /** What an endpoint's id follows in its delivery list's key. */
+  webhookDeliveriesOfBase: '{webhooks}:of:',
+  webhookDue: '{webhooks}:due',
+  webhookMark: (marker: string) => `{webhooks}:marks:${marker}`,
 } as const;
 
 /**

@@ -1,0 +1,182 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { Clock } from '../kernel/common/clock';
+import { Registry } from 'prom-client';
+import { WebhookMetrics } from './webhook-metrics';
+import { Settings, SETTINGS } from '../kernel/settings/settings';
+import { signedHeaders } from './webhook-secrets';
+import { FAILING_DISABLE_MS, retryDelayMs, RETRY_SCHEDULE_SECONDS } from './webhook-schedule';
+import { postToTarget, Resolver, TargetAnswer } from './webhook-target';
+import { AttemptOutcome, WebhookDelivery, WebhookEndpoint, WebhookStore } from './webhook.store';
+import { DELIVERIES_KEEP_DAYS, WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
+
+/** A receiver has this long to answer an attempt. */
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+/** A claim lasts this long: past it, another instance may take the delivery (this one stopped). */
+const LEASE_MS = 60_000;
+/** Deliveries claimed at once by an instance. */
+const BATCH = 20;
+/** Finished deliveries older than the kept days are forgotten this often. */
+const PURGE_EVERY_MS = 3_600_000;
+
+/**
+ * Sends what the outbox holds: every poll, the deliveries due are claimed (a lease, so that one
+ * instance of several sends each attempt), signed, posted to their endpoint's checked address,
+ * and their outcome recorded: succeeded on a 2xx, else retried on the schedule, then failed.
+ */
+@Injectable()
+export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private timer?: NodeJS.Timeout;
+  private busy?: Promise<void>;
+  private purgedAt = 0;
+  private readonly schedule: readonly number[];
+  private readonly metrics: WebhookMetrics;
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly webhooks: WebhooksService,
+    private readonly clock: Clock,
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
+    // The application's registry (MetricsModule's, global): what /metrics serves.
+    registry: Registry,
+  ) {
+    this.schedule = settings.webhooks.retrySchedule ?? RETRY_SCHEDULE_SECONDS;
+    this.metrics = new WebhookMetrics(registry, () => store.pendingCount());
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.poll(), this.settings.webhooks.pollMs);
+    this.timer.unref();
+    this.poll();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.busy;
+  }
+
+  /** One round at a time: a round still sending when the next is due lets it pass. */
+  private poll(): void {
+    if (this.busy) return;
+    this.busy = this.round()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'Webhook deliveries failed'))
+      .finally(() => (this.busy = undefined));
+  }
+
+  private async round(): Promise<void> {
+    const now = this.clock.now();
+    const due = await this.store.claimDue(
+      now.toISOString(),
+      new Date(now.getTime() + LEASE_MS).toISOString(),
+      BATCH,
+    );
+    if (due.length > 0) {
+      const endpoints = new Map((await this.store.listEndpoints()).map((e) => [e.id, e]));
+      await Promise.all(
+        due.map((delivery) => this.attempt(delivery, endpoints.get(delivery.endpoint_id))),
+      );
+    }
+    if (now.getTime() - this.purgedAt >= PURGE_EVERY_MS) {
+      this.purgedAt = now.getTime();
+      const before = new Date(now.getTime() - DELIVERIES_KEEP_DAYS * 86_400_000).toISOString();
+      await this.store.purgeDeliveries(before);
+    }
+  }
+
+  private async attempt(
+    delivery: WebhookDelivery,
+    endpoint: WebhookEndpoint | undefined,
+  ): Promise<void> {
+    const started = this.clock.now();
+    if (!endpoint?.enabled) {
+      await this.store.recordAttempt(delivery.id, {
+        attempt: delivery.attempt,
+        status: 'failed',
+        response_status: null,
+        error: 'The endpoint is disabled.',
+        last_attempt_at: delivery.last_attempt_at,
+        next_attempt_at: null,
+      });
+      this.metrics.attempted(delivery.type, 'failed');
+      return;
+    }
+    const headers = signedHeaders(
+      delivery.event_id,
+      started,
+      delivery.payload,
+      this.webhooks.signingSecrets(endpoint, started),
+    );
+    const answer = await postToTarget(endpoint.url, headers, delivery.payload, {
+      allowPrivate: this.settings.webhooks.allowPrivate,
+      resolver: this.resolver,
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
+    });
+    const outcome = this.outcome(delivery, answer, started);
+    await this.store.recordAttempt(delivery.id, outcome);
+    this.metrics.attempted(
+      delivery.type,
+      outcome.status === 'pending' ? 'retrying' : outcome.status,
+    );
+    await this.afterAttempt(endpoint, answer, outcome, started);
+  }
+
+  private outcome(delivery: WebhookDelivery, answer: TargetAnswer, at: Date): AttemptOutcome {
+    const attempt = delivery.attempt + 1;
+    const status = answer.status ?? null;
+    const base = { attempt, response_status: status, last_attempt_at: at.toISOString() };
+    if (status !== null && status >= 200 && status < 300) {
+      return { ...base, status: 'succeeded', error: null, next_attempt_at: null };
+    }
+    const error = answer.error ?? `answered ${status}`;
+    // 410: the receiver says it is gone for good.
+    const delay =
+      status === 410
+        ? undefined
+        : retryDelayMs(
+            attempt,
+            this.schedule,
+            honoured(status) ? answer.retryAfterSeconds : undefined,
+          );
+    if (delay === undefined) return { ...base, status: 'failed', error, next_attempt_at: null };
+    return {
+      ...base,
+      status: 'pending',
+      error,
+      next_attempt_at: new Date(at.getTime() + delay).toISOString(),
+    };
+  }
+
+  /** A success ends the endpoint's failing spell; a 410, or 5 days of failures, disables it. */
+  private async afterAttempt(
+    endpoint: WebhookEndpoint,
+    answer: TargetAnswer,
+    outcome: AttemptOutcome,
+    at: Date,
+  ): Promise<void> {
+    if (outcome.status === 'succeeded') {
+      if (endpoint.failing_since !== null) {
+        await this.store.updateEndpoint(endpoint.id, { failing_since: null });
+      }
+      return;
+    }
+    if (answer.status === 410) return this.webhooks.disable(endpoint, 'gone');
+    if (endpoint.failing_since === null) {
+      endpoint.failing_since = at.toISOString();
+      await this.store.updateEndpoint(endpoint.id, { failing_since: endpoint.failing_since });
+    } else if (at.getTime() - Date.parse(endpoint.failing_since) >= FAILING_DISABLE_MS) {
+      await this.webhooks.disable(endpoint, 'failing');
+    }
+  }
+}
+
+/** The statuses whose Retry-After is read: rate limited or unavailable for a while. */
+function honoured(status: number | null): boolean {
+  return status === 429 || status === 502 || status === 503 || status === 504;
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { printable } from '../kernel/common/text';
+
+/** A JSON Schema, as the event-types route shows it. */
+type Schema = Record<string, unknown>;
+
+const string = { type: 'string' };
+const nullableString = { type: ['string', 'null'] };
+const time = { type: 'string', format: 'date-time' };
+const object = (
+  properties: Record<string, Schema>,
+  required = Object.keys(properties),
+): Schema => ({
+  type: 'object',
+  properties,
+  required,
+});
+
+/** The key as `GET /api/v1/auth/keys/<id>` shows it: never its secret. */
+const KEY = object(
+  {
+    id: string,
+    name: string,
+    prefix: string,
+    scopes: { type: 'array', items: string },
+    plan: string,
+    enabled: { type: 'boolean' },
+    status: string,
+    created_at: time,
+    expires_at: nullableString,
+    revoked_at: nullableString,
+  },
+  ['id', 'name', 'prefix', 'scopes', 'plan', 'enabled', 'status'],
+);
+
+/** Who acted: a key, an OAuth principal, or neither (the CLI, the service). */
+const ACTOR = object(
+  { key_id: nullableString, principal_id: nullableString, source: nullableString },
+  ['key_id', 'principal_id'],
+);
+
+const keyEvent = (description: string, extra: Record<string, Schema> = {}) => ({
+  description,
+  data: object({ key: KEY, actor: ACTOR, ...extra }, ['key', 'actor', ...Object.keys(extra)]),
+});
+
+/**
+ * Every event the service sends, with the JSON Schema of its `data` (`GET
+ * /api/v1/webhooks/event-types`). Payloads never hold a secret, a key or a token.
+ */
+export const WEBHOOK_EVENT_TYPES = {
+  'webhook.test': {
+    description: 'Sent by POST /api/v1/webhooks/<id>/test: checks a receiver and its secret.',
+    data: object({ endpoint_id: string, message: string }),
+  },
+  'api_key.created': keyEvent('A key was created (by the API, the CLI or at first start).'),
+  'api_key.updated': keyEvent('A key was changed: `changes` holds each field as {from, to}.', {
+    changes: { type: 'object' },
+  }),
+  'api_key.rotated': keyEvent(
+    'A key got a new secret; the old one works until `grace_until` (null: it stopped at once).',
+    { grace_until: nullableString },
+  ),
+  'api_key.disabled': keyEvent('A key was disabled (its `enabled` set to false).'),
+  'api_key.enabled': keyEvent('A disabled key was enabled again.'),
+  'api_key.revoked': keyEvent('A key was revoked: it never works again.'),
+} satisfies Record<string, { description: string; data: Schema }>;
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;
+
+export const EVENT_TYPE_NAMES = Object.keys(WEBHOOK_EVENT_TYPES) as WebhookEventType[];
+
+/** What an endpoint receives: the body of every attempt. */
+export interface WebhookEvent {
+  /** `msg_` + 24 hex: the `webhook-id` header of every attempt, a retry's too. */
+  id: string;
+  type: WebhookEventType;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+export function newEventId(): string {
+  return `msg_${randomBytes(12).toString('hex')}`;
+}
+
+/** Whether an endpoint subscribed to `events` takes an event of `type`. */
+export function subscribes(events: readonly string[], type: string): boolean {
+  return events.includes('*') || events.includes(type);
+}
+
+/** Why an endpoint's `events` cannot be taken (none, or a name no event has), if anything. */
+export function eventsRefusal(events: readonly string[]): string | undefined {
+  if (events.length === 0) return 'events must name at least one event type, or "*".';
+  const unknown = events.find((name) => name !== '*' && !(name in WEBHOOK_EVENT_TYPES));
+  if (unknown === undefined) return undefined;
+  return `Unknown event type ${JSON.stringify(printable(unknown.slice(0, 100)))}: one of ${EVENT_TYPE_NAMES.join(', ')}, or "*".`;
+}

@@ -1,0 +1,97 @@
+import { createServer, IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+/** One request a receiver got: its headers and body as sent. */
+export interface ReceivedHook {
+  headers: Record<string, string>;
+  body: string;
+  at: number;
+}
+
+/** What the receiver answers a request: a status, headers (Retry-After, Location). */
+export interface HookAnswer {
+  status: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A webhook receiver on loopback, as a customer runs one: it records every request and answers
+ * from a script (200 once the script is spent). `verify` checks a request with the
+ * `standardwebhooks` package, as receivers' libraries do.
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedHook[] = [];
+  private readonly script: HookAnswer[] = [];
+  private waiters: (() => void)[] = [];
+  connections = 0;
+
+  private constructor(private readonly server: Server) {}
+
+  static start(): Promise<WebhookReceiver> {
+    const server = createServer();
+    const receiver = new WebhookReceiver(server);
+    server.on('connection', () => receiver.connections++);
+    server.on('request', (req, res) => receiver.take(req, res));
+    return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(receiver)));
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  }
+
+  /** The next requests get these answers, in order. */
+  answer(...answers: HookAnswer[]): void {
+    this.script.push(...answers);
+  }
+
+  /** Resolves once `count` requests have come (at most `ms`, then rejects with what came). */
+  async waitFor(count: number, ms = 10_000): Promise<ReceivedHook[]> {
+    const deadline = Date.now() + ms;
+    while (this.received.length < count) {
+      if (Date.now() > deadline) {
+        throw new Error(`expected ${count} webhook requests, got ${this.received.length}`);
+      }
+      await new Promise<void>((wake) => {
+        this.waiters.push(wake);
+        setTimeout(wake, 50);
+      });
+    }
+    return this.received.slice(0, count);
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((done) => this.server.close(() => done()));
+  }
+
+  private take(req: IncomingMessage, res: import('node:http').ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string') headers[name] = value;
+      }
+      this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      const answer = this.script.shift() ?? { status: 200 };
+      res.writeHead(answer.status, answer.headers).end();
+      const waiters = this.waiters;
+      this.waiters = [];
+      waiters.forEach((wake) => wake());
+    });
+  }
+}
+
+/** The event a request carries, verified with `secret` (throws when the signature is wrong). */
+export function verifiedEvent(
+  hook: ReceivedHook,
+  secret: string,
+): {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+} {
+  return new Webhook(secret).verify(hook.body, hook.headers) as ReturnType<typeof verifiedEvent>;
+}

@@ -1,0 +1,313 @@
+import { lookup } from 'node:dns/promises';
+import { bearer, startApp, TestApp } from '../support/app';
+import { metricValue } from '../support/metrics';
+import { verifiedEvent, WebhookReceiver } from '../support/webhook-receiver';
+import { WEBHOOK_RESOLVER, type Resolver } from '../../src/webhooks';
+
+const HOOKS = '/api/v1/webhooks';
+
+/**
+ * Webhooks end to end: the real app (SQLite, or Redis in the e2e-redis project) delivering to a
+ * receiver on loopback that verifies every request with the `standardwebhooks` package. The
+ * deliverer polls every 20 ms, and the retry schedule is shortened (WEBHOOK_RETRY_SCHEDULE).
+ */
+describe('Webhooks (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  const start = async (env: Record<string, string> = {}, resolver?: Resolver) => {
+    t = await startApp({
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_POLL_MS: '20',
+        WEBHOOK_RETRY_SCHEDULE: '0.05,0.05,0.05',
+        ...env,
+      },
+      configure: resolver
+        ? (builder) => builder.overrideProvider(WEBHOOK_RESOLVER).useValue(resolver)
+        : undefined,
+    });
+  };
+  const admin = () => bearer(t.adminKey);
+  const create = (body: Record<string, unknown>) => t.http().post(HOOKS).set(admin()).send(body);
+  const deliveries = async (id: string) =>
+    (await t.http().get(`${HOOKS}/${id}/deliveries`).set(admin()).expect(200)).body
+      .deliveries as Record<string, unknown>[];
+  /** Polls the endpoint's deliveries (bounded: 10 s) until `done` says so. */
+  const deliveriesWhen = async (id: string, done: (list: Record<string, unknown>[]) => boolean) => {
+    for (let i = 0; i < 200; i++) {
+      const list = await deliveries(id);
+      if (done(list)) return list;
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+    throw new Error(`deliveries never settled: ${JSON.stringify(await deliveries(id))}`);
+  };
+
+  beforeEach(async () => {
+    receiver = await WebhookReceiver.start();
+  });
+  afterEach(async () => {
+    await t?.close();
+    await receiver.close();
+  });
+
+  it('creates an endpoint whose secret is shown once, and signs a test event that verifies', async () => {
+    await start();
+    const res = await create({ url: receiver.url, events: ['*'], description: 'ops' }).expect(201);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers.location).toBe(`${HOOKS}/${res.body.id}`);
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^wh_[0-9a-f]{16}$/),
+      url: receiver.url,
+      events: ['*'],
+      description: 'ops',
+      enabled: true,
+      disabled_reason: null,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
+    });
+    const { id, secret } = res.body as { id: string; secret: string };
+    const shown = await t.http().get(`${HOOKS}/${id}`).set(admin()).expect(200);
+    expect(JSON.stringify(shown.body)).not.toContain('whsec_');
+    const listed = await t.http().get(HOOKS).set(admin()).expect(200);
+    expect(listed.body.webhooks.map((w: { id: string }) => w.id)).toEqual([id]);
+
+    const test = await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    expect(test.body).toMatchObject({ type: 'webhook.test', status: 'pending', attempt: 0 });
+    const [hook] = await receiver.waitFor(1);
+    const event = verifiedEvent(hook, secret);
+    expect(event).toMatchObject({
+      id: test.body.event_id,
+      type: 'webhook.test',
+      data: { endpoint_id: id },
+    });
+    expect(hook.headers['webhook-id']).toBe(test.body.event_id);
+    expect(() => verifiedEvent(hook, `whsec_${Buffer.from('wrong').toString('base64')}`)).toThrow();
+
+    const [done] = await deliveriesWhen(id, (list) => list[0]?.status === 'succeeded');
+    expect(done).toMatchObject({ id: test.body.id, attempt: 1, response_status: 200, error: null });
+    // No secret in any log line.
+    expect(t.logs.text()).not.toContain(secret);
+    const audit = await t.http().get('/api/v1/audit').set(admin()).expect(200);
+    expect(audit.body.entries[0]).toMatchObject({ action: 'webhook.created', target: id });
+  });
+
+  it('retries a failed attempt with the same webhook-id, and a manual retry of a failed delivery too', async () => {
+    await start({ WEBHOOK_RETRY_SCHEDULE: '0.05' });
+    const { id, secret } = (
+      await create({ url: receiver.url, events: ['webhook.test'] }).expect(201)
+    ).body as { id: string; secret: string };
+    receiver.answer({ status: 500 }, { status: 200 });
+    const test = await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    const [first, second] = await receiver.waitFor(2);
+    expect(first.headers['webhook-id']).toBe(test.body.event_id);
+    expect(second.headers['webhook-id']).toBe(test.body.event_id);
+    expect(verifiedEvent(second, secret).id).toBe(test.body.event_id);
+    const [delivered] = await deliveriesWhen(id, (list) => list[0]?.status === 'succeeded');
+    expect(delivered).toMatchObject({ attempt: 2, response_status: 200 });
+    const metrics = (await t.http().get('/metrics').expect(200)).text;
+    const attempts = (outcome: string) =>
+      metricValue(metrics, 'webhook_deliveries_total', { type: 'webhook.test', outcome });
+    expect([attempts('retrying'), attempts('succeeded'), attempts('failed')]).toEqual([1, 1, 0]);
+    expect(metricValue(metrics, 'webhook_outbox_pending')).toBe(0);
+
+    // Every attempt of the schedule (1 + 1 retry) refused: failed; then retried by hand.
+    receiver.answer({ status: 500 }, { status: 500 });
+    const again = await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    const [failed] = await deliveriesWhen(id, (list) => list[0]?.status === 'failed');
+    expect(failed).toMatchObject({ id: again.body.id, attempt: 2, response_status: 500 });
+    const retried = await t
+      .http()
+      .post(`${HOOKS}/${id}/deliveries/${again.body.id}/retry`)
+      .set(admin())
+      .expect(202);
+    expect(retried.body).toMatchObject({ status: 'pending', attempt: 2 });
+    const hooks = await receiver.waitFor(5);
+    expect(hooks[4].headers['webhook-id']).toBe(again.body.event_id);
+    const [succeeded] = await deliveriesWhen(id, (list) => list[0]?.status === 'succeeded');
+    expect(succeeded).toMatchObject({ attempt: 3 });
+    // A delivery that did not fail is not retried.
+    await t
+      .http()
+      .post(`${HOOKS}/${id}/deliveries/${again.body.id}/retry`)
+      .set(admin())
+      .expect(409);
+  });
+
+  it("honours Retry-After when it is sooner than the schedule's next step", async () => {
+    // The schedule's step is an hour: only Retry-After can bring the second attempt this soon.
+    await start({ WEBHOOK_RETRY_SCHEDULE: '3600' });
+    const { id } = (await create({ url: receiver.url, events: ['*'] }).expect(201)).body as {
+      id: string;
+    };
+    receiver.answer({ status: 503, headers: { 'Retry-After': '0' } });
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    await receiver.waitFor(2);
+    const [delivered] = await deliveriesWhen(id, (list) => list[0]?.status === 'succeeded');
+    expect(delivered).toMatchObject({ attempt: 2 });
+  });
+
+  it('disables an endpoint whose receiver answers 410, audited', async () => {
+    await start();
+    const { id } = (await create({ url: receiver.url, events: ['*'] }).expect(201)).body as {
+      id: string;
+    };
+    receiver.answer({ status: 410 });
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    const [gone] = await deliveriesWhen(id, (list) => list[0]?.status === 'failed');
+    expect(gone).toMatchObject({ attempt: 1, response_status: 410 });
+    const view = await t.http().get(`${HOOKS}/${id}`).set(admin()).expect(200);
+    expect(view.body).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+    const audit = await t.http().get('/api/v1/audit?action=webhook.disabled').set(admin());
+    expect(audit.body.entries[0]).toMatchObject({ target: id, details: { reason: 'gone' } });
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(409);
+    // Enabled again by an operator.
+    const enabled = await t
+      .http()
+      .patch(`${HOOKS}/${id}`)
+      .set(admin())
+      .send({ enabled: true })
+      .expect(200);
+    expect(enabled.body).toMatchObject({ enabled: true, disabled_reason: null });
+  });
+
+  it("signs with both secrets during a rotation's grace, then with the new one alone", async () => {
+    await start();
+    const created = (await create({ url: receiver.url, events: ['*'] }).expect(201)).body as {
+      id: string;
+      secret: string;
+    };
+    const rotated = await t
+      .http()
+      .post(`${HOOKS}/${created.id}/rotate-secret`)
+      .set(admin())
+      .send({ grace_seconds: 3600 })
+      .expect(200);
+    expect(rotated.headers['cache-control']).toBe('no-store');
+    const secret = rotated.body.secret as string;
+    expect(secret).not.toBe(created.secret);
+    expect(rotated.body.previous_secret_expires_at).toEqual(expect.any(String));
+    await t.http().post(`${HOOKS}/${created.id}/test`).set(admin()).expect(202);
+    const [during] = await receiver.waitFor(1);
+    expect(during.headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(verifiedEvent(during, secret).type).toBe('webhook.test');
+    expect(verifiedEvent(during, created.secret).type).toBe('webhook.test');
+
+    const last = await t
+      .http()
+      .post(`${HOOKS}/${created.id}/rotate-secret`)
+      .set(admin())
+      .send({ grace_seconds: 0 })
+      .expect(200);
+    expect(last.body.previous_secret_expires_at).toBeNull();
+    await t.http().post(`${HOOKS}/${created.id}/test`).set(admin()).expect(202);
+    const [, after] = await receiver.waitFor(2);
+    expect(after.headers['webhook-signature'].split(' ')).toHaveLength(1);
+    expect(verifiedEvent(after, last.body.secret as string).type).toBe('webhook.test');
+    expect(() => verifiedEvent(after, secret)).toThrow();
+  });
+
+  it('announces key events to the endpoints subscribed to them, never a secret', async () => {
+    await start();
+    const { secret } = (
+      await create({ url: receiver.url, events: ['api_key.created', 'api_key.revoked'] }).expect(
+        201,
+      )
+    ).body as { secret: string };
+    const { key, id } = await t.createKeyWithId({ name: 'announced' });
+    await t
+      .http()
+      .patch(`/api/v1/auth/api-keys/${id}`)
+      .set(admin())
+      .send({ enabled: false })
+      .expect(200);
+    await t.http().delete(`/api/v1/auth/api-keys/${id}`).set(admin()).expect(200);
+    const hooks = await receiver.waitFor(2);
+    const events = hooks.map((hook) => verifiedEvent(hook, secret));
+    expect(events.map((e) => e.type).sort()).toEqual(['api_key.created', 'api_key.revoked']);
+    const created = events.find((e) => e.type === 'api_key.created')!;
+    expect(created.data).toMatchObject({
+      key: { id, name: 'announced', enabled: true },
+      actor: { principal_id: null },
+    });
+    for (const hook of hooks) expect(hook.body).not.toContain(key);
+  });
+
+  it.each([
+    ['http:// without the switch', 'http://hooks.example.com/x', /https:\/\//],
+    ['a loopback address', 'https://127.0.0.1/x', /loopback/],
+    ['localhost', 'https://localhost/x', /loopback/],
+    ['IPv6 loopback', 'https://[::1]/x', /loopback/],
+    ['cloud metadata', 'https://169.254.169.254/latest', /169\.254\.169\.254/],
+    ['a private address', 'https://10.0.0.1/x', /private/],
+    ['a name resolving to loopback', 'https://hooks.example/x', /127\.0\.0\.1/],
+  ])(
+    'refuses %s at creation without WEBHOOK_ALLOW_PRIVATE, storing nothing',
+    async (_, url, why) => {
+      // The seam: one name the test's own, the rest as the system resolves them.
+      await start({ WEBHOOK_ALLOW_PRIVATE: 'false' }, async (name) =>
+        name === 'hooks.example'
+          ? [{ address: '127.0.0.1', family: 4 as const }]
+          : (await lookup(name, { all: true })).map(({ address, family }) => ({
+              address,
+              family: family as 4 | 6,
+            })),
+      );
+      const res = await create({ url, events: ['*'] }).expect(400);
+      expect(res.body.detail).toMatch(why);
+      expect((await t.http().get(HOOKS).set(admin()).expect(200)).body.webhooks).toEqual([]);
+      expect(receiver.connections).toBe(0);
+    },
+  );
+
+  it('checks the address again at each attempt: a name that now resolves to loopback is not reached', async () => {
+    // Public at creation, loopback when the attempt is made (DNS rebinding).
+    let answers = 0;
+    await start({ WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_RETRY_SCHEDULE: '0' }, () =>
+      Promise.resolve([
+        { address: answers++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 as const },
+      ]),
+    );
+    const { id } = (await create({ url: 'https://hooks.example/x', events: ['*'] }).expect(201))
+      .body as { id: string };
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    const [failed] = await deliveriesWhen(id, (list) => list[0]?.status === 'failed');
+    expect(failed).toMatchObject({
+      response_status: null,
+      error: expect.stringMatching(/loopback/),
+    });
+    expect(receiver.connections).toBe(0);
+  });
+
+  it('follows no redirect: a 302 is a failed attempt, its Location never reached', async () => {
+    await start({ WEBHOOK_RETRY_SCHEDULE: '0' });
+    const elsewhere = await WebhookReceiver.start();
+    try {
+      const { id } = (await create({ url: receiver.url, events: ['*'] }).expect(201)).body as {
+        id: string;
+      };
+      const redirect = { status: 302, headers: { Location: elsewhere.url } };
+      receiver.answer(redirect, redirect);
+      await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+      const [failed] = await deliveriesWhen(id, (list) => list[0]?.status === 'failed');
+      expect(failed).toMatchObject({ response_status: 302 });
+      expect(elsewhere.connections).toBe(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('refuses what is not an endpoint: unknown events, a missing one, bad bodies', async () => {
+    await start();
+    const unknown = await create({ url: receiver.url, events: ['key.made'] }).expect(400);
+    expect(unknown.body.detail).toMatch(/Unknown event type "key.made"/);
+    await create({ url: receiver.url, events: [] }).expect(400);
+    await create({ events: ['*'] }).expect(400);
+    await t.http().get(`${HOOKS}/wh_0000000000000000`).set(admin()).expect(404);
+    await t.http().delete(`${HOOKS}/wh_0000000000000000`).set(admin()).expect(404);
+    const types = await t.http().get(`${HOOKS}/event-types`).set(admin()).expect(200);
+    expect(types.body.event_types.map((e: { type: string }) => e.type)).toContain('webhook.test');
+    // A key without admin scopes sees none of it.
+    const user = await t.createKey({ scope_template: 'standard' });
+    await t.http().get(HOOKS).set(bearer(user)).expect(403);
+  });
+});
