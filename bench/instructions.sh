@@ -9,7 +9,8 @@
 # options (environment): ADAPTER=express|fastify (express), STORE=sqlite|redis (sqlite),
 #   KIND=rest|mcp2025|mcp2026 (rest), CONFIG_YAML=<text> (a CONFIG_FILE for the service and its
 #   key), WARM=<requests> (10000), N=<requests> (5000), CONNECTIONS (8), CG_OUT=<file> (keep
-#   the profile).
+#   the profile), WEBHOOK=1 (a webhook endpoint subscribed to every event, on a loopback port
+#   nothing listens on: what its presence costs a call).
 # Needs valgrind (apt-get install -y valgrind) and, for STORE=redis, redis-server.
 # Run each build in the same go, one after the other; differences under 1 % are noise.
 set -euo pipefail
@@ -45,6 +46,11 @@ trap cleanup EXIT
 
 KEY=$(cd "$APP" && env "${ENV[@]}" node dist/cli.js keys create --name instructions --template standard \
   --plan unlimited --rate-limit 100000000 --json | node -e 'process.stdin.on("data",d=>console.log(JSON.parse(d).key))')
+if [ "${WEBHOOK:-}" = 1 ]; then
+  ENV+=(WEBHOOK_ALLOW_PRIVATE=true)
+  (cd "$APP" && env "${ENV[@]}" node dist/cli.js webhooks create --url "http://127.0.0.1:$(free_port)/hooks" \
+    --events '*' --json >/dev/null)
+fi
 PORT=$(free_port)
 # callgrind_control finds the process through vgdb, which wants USER and HOST set.
 (cd "$APP" && env "${ENV[@]}" USER=root LOGNAME=root PORT="$PORT" HOST=127.0.0.1 \

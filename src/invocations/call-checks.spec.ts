@@ -1,3 +1,4 @@
+import type { QuotaThresholds } from '../webhooks';
 import type { DiscoveryService } from '@nestjs/core';
 import type { AuthChallenges } from '../auth';
 import { insufficientPermissions } from '../auth/auth.errors';
@@ -86,6 +87,8 @@ class Scene {
       {} as IdempotencyService,
       idempotencyCheck,
       limits,
+      // No threshold crossed: what a charge that crosses one does is the webhooks' e2e.
+      { check: () => undefined } as unknown as QuotaThresholds,
     );
     checks.onModuleInit();
     return checks;

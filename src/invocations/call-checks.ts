@@ -7,6 +7,7 @@ import { Charge, LimitsService, SubjectRecordChanged } from '../limits';
 import { MetricsService } from '../metrics';
 import type { Caller } from '../subjects';
 import { ToolRegistry } from '../tools/index';
+import { QuotaThresholds } from '../webhooks';
 import { AtCapacity, shareHolder } from './at-capacity';
 import { Authentication } from './authentication';
 import type { Call, CallResponse } from './call';
@@ -56,6 +57,7 @@ export class CallChecks implements OnModuleInit {
     private readonly idempotency: IdempotencyService,
     private readonly idempotencyCheck: IdempotencyCheck,
     private readonly limits: LimitsService,
+    private readonly thresholds: QuotaThresholds,
     @Optional() private readonly metrics?: MetricsService,
   ) {}
 
@@ -157,6 +159,10 @@ export class CallChecks implements OnModuleInit {
       Object.assign(response.headers, headers);
     }
     response.quota = charge.state;
+
+    // 10. A quota threshold crossed by this charge (80 %, 100 %): its event stored for webhooks.
+    const crossed = charge.state && this.thresholds.check(caller, charge.state);
+    if (crossed) await crossed;
     return { caller, charge, admission, entry: taken.entry };
   }
 }

@@ -2,8 +2,10 @@ import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { SubjectsModule } from '../subjects';
 import { LimitsModule } from '../limits';
+import { WebhooksModule } from '../webhooks';
 import { OAuthModule } from '../oauth';
 import { InvocationGuard } from './invocation.guard';
+import { InvocationEvents } from './invocation-events';
 import { IdempotencyModule } from '../idempotency';
 import { InvocationStore } from './invocation.store';
 import { INVOCATION_STORES } from './invocation.stores';
@@ -25,7 +27,14 @@ import { ToolRoutes } from './tool-routes';
  */
 @Global()
 @Module({
-  imports: [DiscoveryModule, SubjectsModule, LimitsModule, OAuthModule, IdempotencyModule],
+  imports: [
+    DiscoveryModule,
+    SubjectsModule,
+    LimitsModule,
+    OAuthModule,
+    IdempotencyModule,
+    WebhooksModule,
+  ],
   providers: [
     ...INVOCATION_STORES,
     Authentication,
@@ -33,6 +42,7 @@ import { ToolRoutes } from './tool-routes';
     ToolSlots,
     ToolExecution,
     CallSettlement,
+    InvocationEvents,
     LongRunningCalls,
     InvocationGuard,
     ToolInvoker,

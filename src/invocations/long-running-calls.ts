@@ -15,6 +15,7 @@ import type { RegisteredTool } from '../tools/index';
 import { IdempotencyService } from '../idempotency';
 import { CallControl } from './call-control';
 import { CallSettlement } from './call-settlement';
+import { InvocationEvents } from './invocation-events';
 import { ToolExecution } from './execution';
 import {
   CallOrigin,
@@ -64,6 +65,7 @@ export class LongRunningCalls
     private readonly store: InvocationStore,
     private readonly execution: ToolExecution,
     private readonly settlement: CallSettlement,
+    private readonly events: InvocationEvents,
     private readonly idempotency: IdempotencyService,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
@@ -255,6 +257,7 @@ export class LongRunningCalls
     if (!after) return undefined;
     if (refund) await this.settlement.refund(after);
     else if (settles && (after.error?.status ?? 0) >= 500) await this.settlement.failed(after);
+    await this.events.finished(after);
     return after;
   }
 

@@ -1,3 +1,4 @@
+import { WebhooksModule } from '../webhooks';
 import { Module } from '@nestjs/common';
 import { LimitsModule } from '../limits';
 import { SubjectsModule } from '../subjects';
@@ -11,7 +12,7 @@ import { PrincipalSubjects } from './principal.subjects';
  * verifier, the principals. Authentication (CallChecks) uses it in every process.
  */
 @Module({
-  imports: [LimitsModule, SubjectsModule],
+  imports: [LimitsModule, SubjectsModule, WebhooksModule],
   providers: [AuthorizationServers, AccessTokens, PrincipalsService, PrincipalSubjects],
   exports: [AuthorizationServers, PrincipalsService, PrincipalSubjects],
 })

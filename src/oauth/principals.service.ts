@@ -17,6 +17,7 @@ import {
 } from '../subjects';
 import { UsageStore } from '../limits';
 import { AccessTokens, InvalidAccessToken, VerifiedToken } from './access-tokens';
+import { WebhooksService } from '../webhooks';
 
 /** Last-seen times are written at most this often per principal (as a key's last use). */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -28,6 +29,22 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export function principalId(issuer: string, subject: string): string {
   return `prn_${hash('sha256', JSON.stringify([issuer, subject]), 'hex').slice(0, 32)}`;
+}
+
+/** A principal in an event: who it is and its settings, never a token. */
+function principalEventView(record: PrincipalRecord): Record<string, unknown> {
+  const { id, issuer, subject, client_id, plan, daily_limit, monthly_limit, rate_limit } = record;
+  return {
+    id,
+    issuer,
+    subject,
+    client_id,
+    plan,
+    daily_limit,
+    monthly_limit,
+    rate_limit,
+    enabled: record.enabled,
+  };
 }
 
 /** The refusal of a new subject once OAUTH_MAX_PRINCIPALS principals exist. */
@@ -53,6 +70,7 @@ export class PrincipalsService {
     private readonly tokens: AccessTokens,
     private readonly clock: Clock,
     private readonly audit: AuditService,
+    private readonly webhooks: WebhooksService,
     @Inject(SETTINGS) settings: Settings,
   ) {
     this.oauth = settings.oauth;
@@ -164,6 +182,11 @@ export class PrincipalsService {
     }
     if (Object.keys(changed).length) {
       await this.audit.record(actor, 'principal.update', before.id, changed);
+      await this.webhooks.publish('principal.updated', {
+        principal: principalEventView(after),
+        actor: { key_id: actor.actorKeyId, principal_id: actor.actorPrincipalId ?? null },
+        changes: changed,
+      });
     }
     return after;
   }

@@ -73,6 +73,11 @@ export interface ToolDefinition {
    * always runs it in the background (202 even without asking).
    */
   async?: ToolAsyncMode;
+  /**
+   * `invocation.finished` webhook events of its long-running calls carry their result. Off by
+   * default: a result may hold what its caller keeps private (docs/webhooks.md).
+   */
+  webhookResult?: boolean;
 }
 
 export type ToolAsyncMode = 'allowed' | 'never' | 'required';

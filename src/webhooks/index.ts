@@ -19,3 +19,4 @@ export {
 export { WebhookDeliveryModule, WebhooksModule } from './webhooks.module';
 export { MAX_ENDPOINTS, WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
 export type { Resolver } from './webhook-target';
+export { QuotaThresholds } from './quota-thresholds';

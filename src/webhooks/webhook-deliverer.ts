@@ -5,6 +5,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
+import { AuditService, SYSTEM_ACTOR } from '../audit';
 import { Clock } from '../kernel/common/clock';
 import { Registry } from 'prom-client';
 import { WebhookMetrics } from './webhook-metrics';
@@ -12,7 +13,13 @@ import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { signedHeaders } from './webhook-secrets';
 import { FAILING_DISABLE_MS, retryDelayMs, RETRY_SCHEDULE_SECONDS } from './webhook-schedule';
 import { postToTarget, Resolver, TargetAnswer } from './webhook-target';
-import { AttemptOutcome, WebhookDelivery, WebhookEndpoint, WebhookStore } from './webhook.store';
+import {
+  AttemptOutcome,
+  DisabledReason,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookStore,
+} from './webhook.store';
 import { DELIVERIES_KEEP_DAYS, WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
 
 /** A receiver has this long to answer an attempt. */
@@ -41,6 +48,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     private readonly store: WebhookStore,
     private readonly webhooks: WebhooksService,
+    private readonly audit: AuditService,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
     @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
@@ -166,13 +174,31 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
       }
       return;
     }
-    if (answer.status === 410) return this.webhooks.disable(endpoint, 'gone');
+    if (answer.status === 410) return this.disable(endpoint, 'gone');
     if (endpoint.failing_since === null) {
       endpoint.failing_since = at.toISOString();
       await this.store.updateEndpoint(endpoint.id, { failing_since: endpoint.failing_since });
     } else if (at.getTime() - Date.parse(endpoint.failing_since) >= FAILING_DISABLE_MS) {
-      await this.webhooks.disable(endpoint, 'failing');
+      await this.disable(endpoint, 'failing');
     }
+  }
+
+  /**
+   * Disables an endpoint on its own (its receiver said 410 Gone, or it failed every delivery for
+   * 5 days): audited as the service's act.
+   */
+  private async disable(
+    endpoint: WebhookEndpoint,
+    reason: Exclude<DisabledReason, 'operator'>,
+  ): Promise<void> {
+    if (!endpoint.enabled) return;
+    await this.store.updateEndpoint(endpoint.id, {
+      enabled: false,
+      disabled_reason: reason,
+      updated_at: this.clock.now().toISOString(),
+    });
+    await this.audit.record(SYSTEM_ACTOR, 'webhook.disabled', endpoint.id, { reason });
+    this.logger.warn(`Webhook endpoint ${endpoint.id} disabled: ${reason}`);
   }
 }
 

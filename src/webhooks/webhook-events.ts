@@ -64,6 +64,61 @@ export const WEBHOOK_EVENT_TYPES = {
   'api_key.disabled': keyEvent('A key was disabled (its `enabled` set to false).'),
   'api_key.enabled': keyEvent('A disabled key was enabled again.'),
   'api_key.revoked': keyEvent('A key was revoked: it never works again.'),
+  'principal.updated': {
+    description:
+      "An OAuth principal's settings were changed (plan, limits, enabled): `changes` holds each as {from, to}.",
+    data: object({
+      principal: object(
+        {
+          id: string,
+          issuer: string,
+          subject: string,
+          client_id: nullableString,
+          plan: nullableString,
+          enabled: { type: 'boolean' },
+        },
+        ['id', 'issuer', 'subject', 'enabled'],
+      ),
+      actor: ACTOR,
+      changes: { type: 'object' },
+    }),
+  },
+  'invocation.finished': {
+    description:
+      'A long-running call (REST 202, an MCP task) ended: its outcome, tool and caller; its result only for a tool declaring webhookResult: true.',
+    data: object(
+      {
+        invocation: object(
+          {
+            id: string,
+            tool: string,
+            status: { type: 'string', enum: ['succeeded', 'failed', 'cancelled', 'timed_out'] },
+            error: { type: ['object', 'null'] },
+            created_at: time,
+            started_at: nullableString,
+            finished_at: nullableString,
+          },
+          ['id', 'tool', 'status', 'error', 'created_at'],
+        ),
+        caller: object({ kind: { type: 'string', enum: ['key', 'principal'] }, id: string }),
+        result: {},
+      },
+      ['invocation', 'caller'],
+    ),
+  },
+  'quota.threshold': {
+    description:
+      "A key's or principal's credits of the UTC day or month crossed 80 % or 100 % of its limit: once per subject, period and threshold.",
+    data: object({
+      subject: object({ kind: { type: 'string', enum: ['key', 'principal'] }, id: string }),
+      period: { type: 'string', enum: ['day', 'month'] },
+      period_start: { type: 'string', description: 'YYYY-MM-DD for a day, YYYY-MM for a month' },
+      threshold: { type: 'integer', enum: [80, 100] },
+      limit: { type: 'integer' },
+      used: { type: 'integer' },
+      resets_at: time,
+    }),
+  },
 } satisfies Record<string, { description: string; data: Schema }>;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;

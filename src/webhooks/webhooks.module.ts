@@ -3,6 +3,7 @@ import { LimitsModule } from '../limits';
 import { systemResolver } from './webhook-target';
 import { WebhookDeliverer } from './webhook-deliverer';
 import { WEBHOOK_STORES } from './webhooks.stores';
+import { QuotaThresholds } from './quota-thresholds';
 import { WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
 
 /** Webhook endpoints and the events published to them (every process that changes keys). */
@@ -12,9 +13,10 @@ import { WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
   providers: [
     ...WEBHOOK_STORES,
     WebhooksService,
+    QuotaThresholds,
     { provide: WEBHOOK_RESOLVER, useValue: systemResolver },
   ],
-  exports: [WebhooksService, ...WEBHOOK_STORES, WEBHOOK_RESOLVER],
+  exports: [WebhooksService, QuotaThresholds, ...WEBHOOK_STORES, WEBHOOK_RESOLVER],
 })
 export class WebhooksModule {}
 

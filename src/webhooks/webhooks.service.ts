@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { AuditService, SYSTEM_ACTOR, type AuditActor } from '../audit';
+import { AuditService, type AuditActor } from '../audit';
 import { Clock } from '../kernel/common/clock';
 import { ApiError } from '../kernel/errors/api-error';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
@@ -15,7 +15,7 @@ import {
 } from './webhook-events';
 import { newSecret, SecretBox } from './webhook-secrets';
 import { Resolver, resolveTarget, urlRefusal } from './webhook-target';
-import { DisabledReason, WebhookDelivery, WebhookEndpoint, WebhookStore } from './webhook.store';
+import { WebhookDelivery, WebhookEndpoint, WebhookStore } from './webhook.store';
 import type {
   CreatedWebhook,
   CreateWebhookInput,
@@ -66,6 +66,24 @@ export class WebhooksService {
         description: WEBHOOK_EVENT_TYPES[type].description,
         data_schema: WEBHOOK_EVENT_TYPES[type].data,
       })),
+    };
+  }
+
+  /** What doctor reports: endpoints, those failing or disabled on their own, the outbox's depth. */
+  async health(): Promise<{
+    endpoints: number;
+    failing: string[];
+    disabled: { id: string; reason: string }[];
+    pending: number;
+  }> {
+    const endpoints = await this.store.listEndpoints();
+    return {
+      endpoints: endpoints.length,
+      failing: endpoints.filter((e) => e.enabled && e.failing_since !== null).map((e) => e.id),
+      disabled: endpoints
+        .filter((e) => !e.enabled && e.disabled_reason !== 'operator')
+        .map((e) => ({ id: e.id, reason: e.disabled_reason ?? 'unknown' })),
+      pending: await this.store.pendingCount(),
     };
   }
 
@@ -232,24 +250,6 @@ export class WebhooksService {
     } catch (error) {
       this.logger.error({ err: error }, `Webhook event ${type} not stored`);
     }
-  }
-
-  /**
-   * Disables an endpoint on its own (its receiver said 410 Gone, or it failed every delivery for
-   * 5 days): audited as the service's act.
-   */
-  async disable(
-    endpoint: WebhookEndpoint,
-    reason: Exclude<DisabledReason, 'operator'>,
-  ): Promise<void> {
-    if (!endpoint.enabled) return;
-    await this.store.updateEndpoint(endpoint.id, {
-      enabled: false,
-      disabled_reason: reason,
-      updated_at: this.clock.now().toISOString(),
-    });
-    await this.audit.record(SYSTEM_ACTOR, 'webhook.disabled', endpoint.id, { reason });
-    this.logger.warn(`Webhook endpoint ${endpoint.id} disabled: ${reason}`);
   }
 
   private event(type: WebhookEventType, data: Record<string, unknown>): WebhookEvent {

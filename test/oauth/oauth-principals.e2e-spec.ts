@@ -7,6 +7,7 @@ import { bearer, startApp, tempDataDir, TestApp } from '../support/app';
 import { FakeClock } from '../support/fake-clock';
 import { TokenIssuer } from '../support/oauth/token-issuer';
 import { freePort, usingSharedRedis } from '../support/redis';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const PRINCIPALS = '/api/v1/auth/principals';
 const FORBIDDEN = { detail: 'Insufficient permissions for this operation.' };
@@ -114,6 +115,41 @@ describe('OAuth principals: identity, bounds, upkeep (e2e)', () => {
       expect(logged.length).toBeGreaterThan(0);
       expect((await view(t, id)).body.client_id).toBe('console');
     });
+  });
+
+  it("announces a principal's change to the webhooks subscribed: principal.updated, never a token", async () => {
+    const receiver = await WebhookReceiver.start();
+    const t = await start({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20' });
+    try {
+      await t
+        .http()
+        .post('/api/v1/webhooks')
+        .set(bearer(t.adminKey))
+        .send({ url: receiver.url, events: ['principal.updated'] })
+        .expect(201);
+      const credential = await token('grace', { client_id: 'agent' });
+      const id = (await me(t, credential)).body.principal_id as string;
+      await t
+        .http()
+        .patch(`${PRINCIPALS}/${id}`)
+        .set(bearer(t.adminKey))
+        .send({ plan: 'pro', enabled: false })
+        .expect(200);
+      const [hook] = await receiver.waitFor(1);
+      // Signed at the test's clock (2031): verified by the webhooks' own e2e, read here.
+      const event = JSON.parse(hook.body) as { type: string; data: Record<string, unknown> };
+      expect(event).toMatchObject({
+        type: 'principal.updated',
+        data: {
+          principal: { id, issuer: issuer.issuer, subject: 'grace', plan: 'pro', enabled: false },
+          changes: { plan: { from: null, to: 'pro' }, enabled: { from: true, to: false } },
+        },
+      });
+      expect(hook.body).not.toContain(credential);
+    } finally {
+      await t.close();
+      await receiver.close();
+    }
   });
 
   describe('bounded', () => {

@@ -48,6 +48,7 @@ describe('doctor (e2e)', () => {
       'api_keys',
       'oauth_issuers',
       'oauth_principals',
+      'webhooks',
       'disk_space',
     ]);
     for (const check of checks) {

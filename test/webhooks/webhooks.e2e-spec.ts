@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { bearer, startApp, TestApp } from '../support/app';
 import { metricValue } from '../support/metrics';
+import { ReportingToolsModule } from '../support/reporting-tools.module';
 import { verifiedEvent, WebhookReceiver } from '../support/webhook-receiver';
 import { WEBHOOK_RESOLVER, type Resolver } from '../../src/webhooks';
 
@@ -160,6 +161,12 @@ describe('Webhooks (e2e)', () => {
     const audit = await t.http().get('/api/v1/audit?action=webhook.disabled').set(admin());
     expect(audit.body.entries[0]).toMatchObject({ target: id, details: { reason: 'gone' } });
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(409);
+    const doctor = await t.http().post('/api/v1/services/doctor').set(admin()).send({});
+    expect(doctor.body.checks).toContainEqual({
+      name: 'webhooks',
+      status: 'warn',
+      message: expect.stringMatching(new RegExp(`^${id} was disabled: its receiver answered 410`)),
+    });
     // Enabled again by an operator.
     const enabled = await t
       .http()
@@ -168,10 +175,17 @@ describe('Webhooks (e2e)', () => {
       .send({ enabled: true })
       .expect(200);
     expect(enabled.body).toMatchObject({ enabled: true, disabled_reason: null });
+    const healthy = await t.http().post('/api/v1/services/doctor').set(admin()).send({});
+    expect(healthy.body.checks).toContainEqual({
+      name: 'webhooks',
+      status: 'pass',
+      message: '1 endpoint, all delivering; 0 deliveries pending',
+    });
   });
 
   it("signs with both secrets during a rotation's grace, then with the new one alone", async () => {
-    await start();
+    // The secrets sealed at rest: what signs is what was opened.
+    await start({ WEBHOOK_SECRET_KEY: 'k'.repeat(40) });
     const created = (await create({ url: receiver.url, events: ['*'] }).expect(201)).body as {
       id: string;
       secret: string;
@@ -230,6 +244,39 @@ describe('Webhooks (e2e)', () => {
       actor: { principal_id: null },
     });
     for (const hook of hooks) expect(hook.body).not.toContain(key);
+  });
+
+  it('announces the end of a long-running call, its result only for a tool that shares it', async () => {
+    t = await startApp({
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20' },
+      imports: [ReportingToolsModule],
+    });
+    const { secret } = (
+      await create({ url: receiver.url, events: ['invocation.finished'] }).expect(201)
+    ).body as { secret: string };
+    const started: Record<string, string> = {};
+    for (const tool of ['shared_report', 'private_report']) {
+      const res = await t
+        .http()
+        .post(`/api/v1/services/${tool}`)
+        .set(admin())
+        .set('Prefer', 'respond-async')
+        .send({ text: `from ${tool}` })
+        .expect(202);
+      started[tool] = res.body.id as string;
+    }
+    const events = (await receiver.waitFor(2)).map((hook) => verifiedEvent(hook, secret));
+    const byTool = (tool: string) =>
+      events.find((e) => (e.data.invocation as { tool: string }).tool === tool)!;
+    expect(byTool('shared_report').data).toMatchObject({
+      invocation: { id: started.shared_report, status: 'succeeded', error: null },
+      caller: { kind: 'key' },
+      result: { text: 'from shared_report' },
+    });
+    expect(byTool('private_report').data).toMatchObject({
+      invocation: { id: started.private_report, status: 'succeeded' },
+    });
+    expect(byTool('private_report').data).not.toHaveProperty('result');
   });
 
   it.each([

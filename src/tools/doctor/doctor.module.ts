@@ -13,12 +13,14 @@ import { StoreCheck } from './checks/store.check';
 import { OAuthIssuersCheck } from './checks/oauth-issuers.check';
 import { OAuthPrincipalsCheck } from './checks/oauth-principals.check';
 import { OAuthModule } from '../../oauth';
+import { WebhooksModule } from '../../webhooks';
+import { WebhooksCheck } from './checks/webhooks.check';
 import { SubjectsModule } from '../../subjects';
 import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
 
 @Module({
-  imports: [DiscoveryModule, ConfigurationModule, OAuthModule, SubjectsModule],
+  imports: [DiscoveryModule, ConfigurationModule, OAuthModule, SubjectsModule, WebhooksModule],
   controllers: [DoctorController],
   providers: [
     DoctorService,
@@ -33,6 +35,7 @@ import { DoctorService } from './doctor.service';
     DiskSpaceCheck,
     OAuthIssuersCheck,
     OAuthPrincipalsCheck,
+    WebhooksCheck,
   ],
   exports: [DoctorService],
 })

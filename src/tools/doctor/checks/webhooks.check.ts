@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { plural } from '../../../kernel/common/text';
+import { WebhooksService } from '../../../webhooks';
+import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
+
+/**
+ * The webhook endpoints: a warning while one fails its deliveries (5 days of it disable it) or
+ * once one was disabled by its receiver's 410 or by those 5 days; the outbox's depth beside.
+ */
+@DoctorCheck({ order: 87 })
+@Injectable()
+export class WebhooksCheck implements HealthCheck {
+  readonly name = 'webhooks';
+
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  async run(): Promise<CheckOutcome> {
+    const { endpoints, failing, disabled, pending } = await this.webhooks.health();
+    if (endpoints === 0) return pass('No webhook endpoints');
+    const depth = `${pending} ${pending === 1 ? 'delivery' : 'deliveries'} pending`;
+    const problems = [
+      ...failing.map((id) => `${id} is failing its deliveries`),
+      ...disabled.map(({ id, reason }) =>
+        reason === 'gone'
+          ? `${id} was disabled: its receiver answered 410`
+          : `${id} was disabled after 5 days of failed deliveries`,
+      ),
+    ];
+    if (problems.length === 0)
+      return pass(`${plural(endpoints, 'endpoint')}, all delivering; ${depth}`);
+    const remedy = 'see GET /api/v1/webhooks/<id>/deliveries; PATCH enabled: true once fixed';
+    return warn(`${problems.join('; ')}; ${depth} (${remedy})`);
+  }
+}

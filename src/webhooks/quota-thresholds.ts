@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../kernel/common/clock';
+import type { QuotaState } from '../limits';
+import { WebhookStore } from './webhook.store';
+import { WebhooksService } from './webhooks.service';
+
+/** The shares of a limit whose crossing is announced, in percent. */
+export const QUOTA_THRESHOLDS = [80, 100] as const;
+
+/** Who spends: a key or an OAuth principal. */
+export interface QuotaSubject {
+  kind: 'key' | 'principal';
+  id: string;
+}
+
+interface Crossing {
+  period: 'day' | 'month';
+  periodStart: string;
+  threshold: number;
+  limit: number;
+  used: number;
+  resetsAt: Date;
+}
+
+/** The thresholds a count that went from `used - cost` to `used` passed, against `limit`. */
+function passed(used: number, cost: number, limit: number): number[] {
+  const before = used - cost;
+  return QUOTA_THRESHOLDS.filter((t) => before * 100 < t * limit && used * 100 >= t * limit);
+}
+
+/** The period a state's reset ends: its first day, or month, as `YYYY-MM-DD` or `YYYY-MM`. */
+const periodOf = (resetsAt: Date, length: number) =>
+  new Date(resetsAt.getTime() - 1).toISOString().slice(0, length);
+
+/**
+ * `quota.threshold`: a key's or principal's daily or monthly credits crossed 80 % or 100 % of its
+ * limit. The count is atomic, so one call crosses each threshold; a marker in the store (set once,
+ * by any instance) makes it one event even when a refund lets the count cross again.
+ */
+@Injectable()
+export class QuotaThresholds {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly webhooks: WebhooksService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * After a call was charged: the events of the thresholds it crossed, stored; undefined (no
+   * promise, no work) when it crossed none, as nearly every call.
+   */
+  check(subject: QuotaSubject, state: QuotaState): Promise<void> | undefined {
+    const cost = state.cost ?? 0;
+    if (cost <= 0) return undefined;
+    const crossings: Crossing[] = [];
+    if (state.limit !== null) {
+      for (const threshold of passed(state.used, cost, state.limit)) {
+        const { limit, used, resetsAt } = state;
+        crossings.push({
+          period: 'day',
+          periodStart: periodOf(resetsAt, 10),
+          threshold,
+          limit,
+          used,
+          resetsAt,
+        });
+      }
+    }
+    const month = state.monthly;
+    if (month !== null) {
+      for (const threshold of passed(month.used, cost, month.limit)) {
+        const { limit, used, resetsAt } = month;
+        crossings.push({
+          period: 'month',
+          periodStart: periodOf(resetsAt, 7),
+          threshold,
+          limit,
+          used,
+          resetsAt,
+        });
+      }
+    }
+    return crossings.length === 0 ? undefined : this.announce(subject, crossings);
+  }
+
+  private async announce(subject: QuotaSubject, crossings: Crossing[]): Promise<void> {
+    for (const crossing of crossings) {
+      const marker = `quota:${subject.id}:${crossing.periodStart}:${crossing.threshold}`;
+      // Kept a day past the period's end: a late refund and charge still finds it.
+      const until = new Date(crossing.resetsAt.getTime() + 86_400_000).toISOString();
+      if (!(await this.store.markOnce(marker, this.clock.now().toISOString(), until))) continue;
+      await this.webhooks.publish('quota.threshold', {
+        subject: { kind: subject.kind, id: subject.id },
+        period: crossing.period,
+        period_start: crossing.periodStart,
+        threshold: crossing.threshold,
+        limit: crossing.limit,
+        used: crossing.used,
+        resets_at: crossing.resetsAt.toISOString(),
+      });
+    }
+  }
+}
