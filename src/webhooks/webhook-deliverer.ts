@@ -142,7 +142,9 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     if (status !== null && status >= 200 && status < 300) {
       return { ...base, status: 'succeeded', error: null, next_attempt_at: null };
     }
-    const error = answer.error ?? `answered ${status}`;
+    const error =
+      answer.error ??
+      (status === 410 ? 'answered 410 Gone: the endpoint is disabled' : `answered ${status}`);
     // 410: the receiver says it is gone for good.
     const delay =
       status === 410

@@ -155,7 +155,11 @@ describe('Webhooks (e2e)', () => {
     receiver.answer({ status: 410 });
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
     const [gone] = await deliveriesWhen(id, (list) => list[0]?.status === 'failed');
-    expect(gone).toMatchObject({ attempt: 1, response_status: 410 });
+    expect(gone).toMatchObject({
+      attempt: 1,
+      response_status: 410,
+      error: 'answered 410 Gone: the endpoint is disabled',
+    });
     const view = await t.http().get(`${HOOKS}/${id}`).set(admin()).expect(200);
     expect(view.body).toMatchObject({ enabled: false, disabled_reason: 'gone' });
     const audit = await t.http().get('/api/v1/audit?action=webhook.disabled').set(admin());
@@ -353,6 +357,11 @@ describe('Webhooks (e2e)', () => {
     await t.http().delete(`${HOOKS}/wh_0000000000000000`).set(admin()).expect(404);
     const types = await t.http().get(`${HOOKS}/event-types`).set(admin()).expect(200);
     expect(types.body.event_types.map((e: { type: string }) => e.type)).toContain('webhook.test');
+    // At most 100 endpoints.
+    for (let i = 0; i < 100; i++)
+      await create({ url: `${receiver.url}/${i}`, events: ['*'] }).expect(201);
+    const full = await create({ url: receiver.url, events: ['*'] }).expect(409);
+    expect(full.body).toEqual({ detail: 'At most 100 webhook endpoints: delete one first.' });
     // A key without admin scopes sees none of it.
     const user = await t.createKey({ scope_template: 'standard' });
     await t.http().get(HOOKS).set(bearer(user)).expect(403);

@@ -1,0 +1,114 @@
+import { Clock } from '../../src/kernel/common/clock';
+import { bearer, startApp, TestApp } from '../support/app';
+import { FakeClock } from '../support/fake-clock';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+const HOOKS = '/api/v1/webhooks';
+const DAY = 86_400_000;
+
+/**
+ * What takes days, on a clock the test moves: an endpoint failing every delivery for 5 days is
+ * disabled, and deliveries are forgotten after 30 days. (Signed at the test's clock: the
+ * signatures are checked by the webhooks' other specs.)
+ */
+describe('webhooks over days (e2e)', () => {
+  const T0 = new Date('2031-05-01T10:00:00.000Z');
+  const clock = new FakeClock(T0);
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeEach(async () => {
+    clock.set(T0);
+    receiver = await WebhookReceiver.start();
+    t = await startApp({
+      // One retry, a second after a failure: the test's clock decides when it is due.
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE: '1' },
+      configure: (builder) => builder.overrideProvider(Clock).useValue(clock),
+    });
+  });
+  afterEach(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const admin = () => bearer(t.adminKey);
+  const endpoint = async () =>
+    (
+      await t
+        .http()
+        .post(HOOKS)
+        .set(admin())
+        .send({ url: receiver.url, events: ['*'] })
+        .expect(201)
+    ).body as { id: string };
+  const deliveries = async (id: string) =>
+    (await t.http().get(`${HOOKS}/${id}/deliveries`).set(admin()).expect(200)).body.deliveries as {
+      id: string;
+      status: string;
+      error: string | null;
+    }[];
+  /** Polls (bounded: 10 s) until `done` holds of the endpoint's deliveries. */
+  const until = async (
+    id: string,
+    done: (list: Awaited<ReturnType<typeof deliveries>>) => boolean,
+  ) => {
+    for (let i = 0; i < 200; i++) {
+      const list = await deliveries(id);
+      if (done(list)) return list;
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+    throw new Error(`never: ${JSON.stringify(await deliveries(id))}`);
+  };
+
+  it('disables an endpoint that failed every delivery for 5 days, and says so in doctor', async () => {
+    const { id } = await endpoint();
+    receiver.answer(...Array.from({ length: 10 }, () => ({ status: 500 })));
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    await receiver.waitFor(1);
+    const view = await t.http().get(`${HOOKS}/${id}`).set(admin());
+    expect(view.body).toMatchObject({ enabled: true, failing_since: T0.toISOString() });
+
+    // Four days on: failing still, not yet disabled.
+    clock.set(new Date(T0.getTime() + 4 * DAY));
+    await until(id, (list) => list[0]?.status === 'failed');
+    expect((await t.http().get(`${HOOKS}/${id}`).set(admin())).body.enabled).toBe(true);
+
+    // Five days after its first failure, a failed attempt disables it.
+    clock.set(new Date(T0.getTime() + 5 * DAY));
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    await receiver.waitFor(3);
+    for (let i = 0; i < 200; i++) {
+      if (!(await t.http().get(`${HOOKS}/${id}`).set(admin())).body.enabled) break;
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+    const disabled = await t.http().get(`${HOOKS}/${id}`).set(admin());
+    expect(disabled.body).toMatchObject({ enabled: false, disabled_reason: 'failing' });
+    // Its pending retry is not sent to a disabled endpoint.
+    clock.set(new Date(T0.getTime() + 5 * DAY + 60_000));
+    const [last] = await until(id, (list) => list[0]?.status === 'failed');
+    expect(last.error).toBe('The endpoint is disabled.');
+    expect(receiver.received).toHaveLength(3);
+    const doctor = await t.http().post('/api/v1/services/doctor').set(admin()).send({});
+    expect(doctor.body.checks).toContainEqual(
+      expect.objectContaining({
+        name: 'webhooks',
+        status: 'warn',
+        message: expect.stringContaining(`${id} was disabled after 5 days of failed deliveries`),
+      }),
+    );
+  });
+
+  it('forgets deliveries 30 days old, none younger', async () => {
+    const { id } = await endpoint();
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    const [old] = await until(id, (list) => list[0]?.status === 'succeeded');
+    clock.set(new Date(T0.getTime() + 29 * DAY));
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    const [young] = await until(id, (list) => list.length === 2 && list[0].status === 'succeeded');
+    // The hourly purge, past 30 days of the first.
+    clock.set(new Date(T0.getTime() + 30 * DAY + 3_600_000));
+    const kept = await until(id, (list) => list.length === 1);
+    expect(kept.map((d) => d.id)).toEqual([young.id]);
+    expect(kept.map((d) => d.id)).not.toContain(old.id);
+  });
+});
