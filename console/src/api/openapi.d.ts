@@ -511,6 +511,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every endpoint (at most 100) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Add an endpoint (secret shown once) */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One endpoint */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Remove an endpoint and its deliveries */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change an endpoint */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An endpoint's deliveries */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{delivery}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retry a failed delivery */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give an endpoint a new secret */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test event */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event types */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -646,7 +768,7 @@ export interface components {
              * @example api_key.update
              * @enum {string}
              */
-            action: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete";
+            action: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
             /**
              * @description The key that acted; null for an OAuth principal, the CLI and the service itself.
              * @example key_3f2a9c1d0b7e6a54
@@ -660,7 +782,7 @@ export interface components {
             /** @example 2025-01-01T12:00:00.000Z */
             at: string;
             /**
-             * @description create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; principal.delete: {issuer, subject}; config.set: {value} (secrets masked); doctor.fix: what was fixed. CLI and start-up entries add source; entries an OAuth principal caused add the client_id of its token.
+             * @description create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; principal.delete: {issuer, subject}; config.set: {value} (secrets masked); doctor.fix: what was fixed; webhook.created: {url, events}; webhook.updated: {field: {from, to}}; webhook.secret_rotated: {grace_seconds}; webhook.deleted: {}; webhook.disabled: {reason}. CLI and start-up entries add source; entries an OAuth principal caused add the client_id of its token.
              * @example {
              *       "daily_limit": {
              *         "from": 100,
@@ -816,6 +938,27 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "disabled" | "revoked" | "expired";
+        };
+        CreatedWebhook: {
+            created_at: string;
+            description: string | null;
+            /**
+             * @description operator: disabled by a PATCH; gone: its receiver answered 410; failing: 5 days of failed deliveries.
+             * @enum {string|null}
+             */
+            disabled_reason: "operator" | "gone" | "failing" | null;
+            enabled: boolean;
+            events: string[];
+            /** @description The first failed attempt since the last success. */
+            failing_since: string | null;
+            /** @example wh_0123456789abcdef */
+            id: string;
+            /** @description While a rotated-out secret still signs beside the current one: until when. */
+            previous_secret_expires_at: string | null;
+            /** @description The signing secret (whsec_…): shown this once. */
+            secret: string;
+            updated_at: string;
+            url: string;
         };
         DailyTotalsView: {
             /**
@@ -1163,6 +1306,11 @@ export interface components {
             /** @enum {string} */
             status: "revoked";
         };
+        RotatedWebhookSecret: {
+            previous_secret_expires_at: string | null;
+            /** @description The new signing secret (whsec_…): shown this once. */
+            secret: string;
+        };
         StatusCountView: {
             /** @example 12 */
             count: number;
@@ -1410,6 +1558,58 @@ export interface components {
              */
             type: string;
         };
+        WebhookDeliveryPage: {
+            deliveries: components["schemas"]["WebhookDeliveryView"][];
+            /** @description Pass as `before` for the next page. */
+            next_before: string | null;
+        };
+        WebhookDeliveryView: {
+            /** @description When the event was stored. */
+            at: string;
+            /** @description Attempts made so far. */
+            attempt: number;
+            error: string | null;
+            /** @description The webhook-id of every attempt. */
+            event_id: string;
+            /** @example dlv_… */
+            id: string;
+            next_attempt_at: string | null;
+            response_status: number | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            type: string;
+        };
+        WebhookEndpointView: {
+            created_at: string;
+            description: string | null;
+            /**
+             * @description operator: disabled by a PATCH; gone: its receiver answered 410; failing: 5 days of failed deliveries.
+             * @enum {string|null}
+             */
+            disabled_reason: "operator" | "gone" | "failing" | null;
+            enabled: boolean;
+            events: string[];
+            /** @description The first failed attempt since the last success. */
+            failing_since: string | null;
+            /** @example wh_0123456789abcdef */
+            id: string;
+            /** @description While a rotated-out secret still signs beside the current one: until when. */
+            previous_secret_expires_at: string | null;
+            updated_at: string;
+            url: string;
+        };
+        WebhookEventTypes: {
+            event_types: components["schemas"]["WebhookEventTypeView"][];
+        };
+        WebhookEventTypeView: {
+            /** @description The JSON Schema of the event's `data`. */
+            data_schema: Record<string, never>;
+            description: string;
+            type: string;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["WebhookEndpointView"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -1480,6 +1680,27 @@ export interface components {
                 };
             };
         };
+        CreateWebhookInput: {
+            content: {
+                "application/json": {
+                    /** @description What the endpoint is for. */
+                    description?: string;
+                    /**
+                     * @description Event types to receive (GET /api/v1/webhooks/event-types), or ["*"] for all.
+                     * @example [
+                     *       "api_key.revoked",
+                     *       "quota.threshold"
+                     *     ]
+                     */
+                    events: string[];
+                    /**
+                     * @description Where events are POSTed: https:// to a public address (WEBHOOK_ALLOW_PRIVATE=true allows http:// and private addresses).
+                     * @example https://hooks.example.com/tis
+                     */
+                    url: string;
+                };
+            };
+        };
         DoctorInput: {
             content: {
                 "application/json": {
@@ -1519,6 +1740,17 @@ export interface components {
                      * @description Seconds the previous secret keeps working (0: none, at most a week).
                      * @default 0
                      * @example 3600
+                     */
+                    grace_seconds?: number;
+                };
+            };
+        };
+        RotateWebhookSecretInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds the previous secret keeps signing beside the new one (0 to 86,400).
+                     * @default 86400
                      */
                     grace_seconds?: number;
                 };
@@ -1580,6 +1812,20 @@ export interface components {
                     plan?: string | null;
                     /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
                     rate_limit?: number | null;
+                };
+            };
+        };
+        UpdateWebhookInput: {
+            content: {
+                "application/json": {
+                    /** @description What the endpoint is for. */
+                    description?: string;
+                    /** @description false: nothing is sent to it until enabled again; true also ends a disable by 410 or failures. */
+                    enabled?: boolean;
+                    /** @description The event types it receives from now on, or ["*"]. */
+                    events?: string[];
+                    /** @description A new target URL (the same rules as at creation). */
+                    url?: string;
                 };
             };
         };
@@ -1756,7 +2002,7 @@ export interface operations {
     searchAuditEntries: {
         parameters: {
             query?: {
-                action?: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete";
+                action?: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
                 /** @description A key id, a principal id, or `cli`. */
                 actor?: string;
                 before?: number;
@@ -7952,6 +8198,1718 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateWebhookInput"];
+        responses: {
+            201: {
+                headers: {
+                    /** @description `no-store`: the answer holds a secret. */
+                    "Cache-Control"?: string;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
+            409: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateWebhookInput"];
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The `next_before` of the previous page. */
+                before?: unknown;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
+            409: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["RotateWebhookSecretInput"];
+        responses: {
+            200: {
+                headers: {
+                    /** @description `no-store`: the answer holds a secret. */
+                    "Cache-Control"?: string;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled. */
+            409: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key is revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventTypes"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

@@ -32,6 +32,11 @@ const ACTION_NAMES: Record<Action, true> = {
   'principal.delete': true,
   'config.set': true,
   'doctor.fix': true,
+  'webhook.created': true,
+  'webhook.updated': true,
+  'webhook.secret_rotated': true,
+  'webhook.deleted': true,
+  'webhook.disabled': true,
 };
 const ACTIONS = Object.keys(ACTION_NAMES) as Action[];
 const ACTOR = /^(key_[0-9a-f]{16}|prn_[0-9a-f]{32}|cli)$/;
