@@ -49,7 +49,9 @@ describe('webhooks CLI (e2e)', () => {
       expect(verifiedEvent(hook, endpoint.secret).type).toBe('webhook.test');
 
       const deliveries = await cli('deliveries', endpoint.id);
-      expect(deliveries.stdout).toMatch(/webhook\.test\t(pending|succeeded)/);
+      expect(deliveries.stdout).toMatch(
+        /^id\tat\ttype\tstatus\tattempts\tanswer\ndlv_\S+\t\S+\twebhook\.test\t(pending|succeeded)\t/,
+      );
 
       const rotated = await cli('rotate-secret', endpoint.id, '--grace-seconds', '0');
       expect(rotated.stdout).toMatch(
@@ -69,8 +71,8 @@ describe('webhooks CLI (e2e)', () => {
         code: 1,
         stderr: 'error: Webhook endpoint not found\n',
       });
-      const audit = await runCli(['audit', '--json'], { DATA_DIR: t.dataDir });
-      const actions = (JSON.parse(audit.stdout) as { entries: { action: string }[] }).entries.map(
+      const audit = await t.http().get('/api/v1/audit').set(bearer(t.adminKey));
+      const actions = (audit.body as { entries: { action: string }[] }).entries.map(
         (e) => e.action,
       );
       expect(actions.slice(0, 4)).toEqual([
@@ -92,7 +94,8 @@ describe('webhooks CLI (e2e)', () => {
       );
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/^error: .*169\.254\.169\.254/);
-      expect((await cli('list', '--json')).stdout.trim()).toBe('[]');
+      const listed = await t.http().get('/api/v1/webhooks').set(bearer(t.adminKey));
+      expect(listed.body).toEqual({ webhooks: [] });
     },
     CLI_TIMEOUT_MS,
   );
