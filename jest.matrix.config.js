@@ -6,16 +6,16 @@
  * its globalTeardown. `.ci/run` runs it after `npm test`.
  */
 const base = require('./jest.config.js');
+const { MATRIX_ONLY } = require('./test/support/matrix-only');
 
-/** The projects of `npm test` with the suites it leaves to this run (MATRIX_ONLY there) back in. */
+/** The projects of `npm test` with the suites it leaves to this run (MATRIX_ONLY) back in. */
 const [, e2e, e2eRedis] = base.projects.map((project) => ({
   ...project,
   testPathIgnorePatterns: project.testPathIgnorePatterns?.filter(
-    (pattern) => !pattern.startsWith('/runtime-(lease|refunds)'),
+    (pattern) => pattern !== MATRIX_ONLY,
   ),
 }));
 const fastify = '<rootDir>/test/support/fastify.setup-file.ts';
-const MATRIX_ONLY_REGEX = 'test/runtime-(lease|refunds)\\.e2e-spec\\.ts$';
 
 // The fuzz suite tests the HTTP surface, not the store; redis.e2e-spec.ts starts and stops a single
 // redis-server of its own (the single-Redis outage specs).
@@ -28,7 +28,7 @@ module.exports = {
   ...base,
   projects: [
     // The suites npm test leaves out (runtime-lease, runtime-refunds) on SQLite, on Express.
-    { ...e2e, displayName: 'e2e-spawned', testRegex: MATRIX_ONLY_REGEX },
+    { ...e2e, displayName: 'e2e-spawned', testRegex: MATRIX_ONLY },
     // The whole suite on Fastify (HTTP_ADAPTER=fastify), on SQLite, fuzz suite included.
     { ...e2e, displayName: 'e2e-fastify', setupFiles: [fastify] },
     // And on one Redis, with the suites that spawn the compiled CLI and server (`npm test` runs

@@ -1,0 +1,10 @@
+/**
+ * Suites that start instances as processes of their own and stop them by kill -9 (leases, refunds,
+ * the webhooks' outbox), or run the compiled CLI many times (webhooks): `npm run test:matrix` runs
+ * them, on SQLite (e2e-spawned) and on Redis (e2e-fastify-redis), so that `npm test` stays under
+ * three minutes. One pattern, read by jest.config.js (to leave them out) and jest.matrix.config.js
+ * (to run them).
+ */
+module.exports = {
+  MATRIX_ONLY: '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart))\\.e2e-spec\\.ts$',
+};
