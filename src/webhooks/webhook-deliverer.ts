@@ -194,6 +194,8 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     reason: Exclude<DisabledReason, 'operator'>,
   ): Promise<void> {
     if (!endpoint.enabled) return;
+    // The round's other attempts to it see it disabled: one audit entry, one log line.
+    endpoint.enabled = false;
     await this.store.updateEndpoint(endpoint.id, {
       enabled: false,
       disabled_reason: reason,
