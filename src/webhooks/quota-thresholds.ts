@@ -22,15 +22,23 @@ interface Crossing {
   resetsAt: Date;
 }
 
-/** The thresholds a count that went from `used - cost` to `used` passed, against `limit`. */
-function passed(used: number, cost: number, limit: number): number[] {
-  const before = used - cost;
-  return QUOTA_THRESHOLDS.filter((t) => before * 100 < t * limit && used * 100 >= t * limit);
-}
-
 /** The period a state's reset ends: its first day, or month, as `YYYY-MM-DD` or `YYYY-MM`. */
 const periodOf = (resetsAt: Date, length: number) =>
   new Date(resetsAt.getTime() - 1).toISOString().slice(0, length);
+
+/** The thresholds a count of one period passed when a charge of `cost` took it to `used`. */
+function crossingsOf(
+  period: Crossing['period'],
+  { limit, used, resetsAt }: { limit: number | null; used: number; resetsAt: Date },
+  cost: number,
+): Crossing[] {
+  if (limit === null) return [];
+  const before = used - cost;
+  const periodStart = periodOf(resetsAt, period === 'day' ? 10 : 7);
+  return QUOTA_THRESHOLDS.filter((t) => before * 100 < t * limit && used * 100 >= t * limit).map(
+    (threshold) => ({ period, periodStart, threshold, limit, used, resetsAt }),
+  );
+}
 
 /**
  * `quota.threshold`: a key's or principal's daily or monthly credits crossed 80 % or 100 % of its
@@ -52,34 +60,10 @@ export class QuotaThresholds {
   check(subject: QuotaSubject, state: QuotaState): Promise<void> | undefined {
     const cost = state.cost ?? 0;
     if (cost <= 0) return undefined;
-    const crossings: Crossing[] = [];
-    if (state.limit !== null) {
-      for (const threshold of passed(state.used, cost, state.limit)) {
-        const { limit, used, resetsAt } = state;
-        crossings.push({
-          period: 'day',
-          periodStart: periodOf(resetsAt, 10),
-          threshold,
-          limit,
-          used,
-          resetsAt,
-        });
-      }
-    }
-    const month = state.monthly;
-    if (month !== null) {
-      for (const threshold of passed(month.used, cost, month.limit)) {
-        const { limit, used, resetsAt } = month;
-        crossings.push({
-          period: 'month',
-          periodStart: periodOf(resetsAt, 7),
-          threshold,
-          limit,
-          used,
-          resetsAt,
-        });
-      }
-    }
+    const crossings = [
+      ...crossingsOf('day', state, cost),
+      ...(state.monthly ? crossingsOf('month', state.monthly, cost) : []),
+    ];
     return crossings.length === 0 ? undefined : this.announce(subject, crossings);
   }
 
