@@ -26,8 +26,8 @@ import { DELIVERIES_KEEP_DAYS, WEBHOOK_RESOLVER, WebhooksService } from './webho
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 /** A claim lasts this long: past it, another instance may take the delivery (this one stopped). */
 const LEASE_MS = 60_000;
-/** Deliveries claimed at once by an instance. */
-const BATCH = 20;
+/** Attempts an instance has in flight at most: past it, it claims no more until some end. */
+const MAX_IN_FLIGHT = 20;
 /** Finished deliveries older than the kept days are forgotten this often. */
 const PURGE_EVERY_MS = 3_600_000;
 
@@ -40,7 +40,10 @@ const PURGE_EVERY_MS = 3_600_000;
 export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private timer?: NodeJS.Timeout;
-  private busy?: Promise<void>;
+  /** A poll claiming deliveries, while it does. */
+  private claiming?: Promise<void>;
+  /** Attempts under way, each on its own: a slow receiver holds its own, never a poll. */
+  private readonly inFlight = new Set<Promise<void>>();
   private purgedAt = 0;
   private readonly schedule: readonly number[];
   private readonly metrics: WebhookMetrics;
@@ -67,35 +70,45 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.busy;
+    await this.claiming;
+    await Promise.all(this.inFlight);
   }
 
-  /** One round at a time: a round still sending when the next is due lets it pass. */
+  /** One poll at a time; the attempts it starts run on while the next polls claim more. */
   private poll(): void {
-    if (this.busy) return;
-    this.busy = this.round()
+    if (this.claiming) return;
+    this.claiming = this.round()
       .catch((error: unknown) => this.logger.error({ err: error }, 'Webhook deliveries failed'))
-      .finally(() => (this.busy = undefined));
+      .finally(() => (this.claiming = undefined));
   }
 
   private async round(): Promise<void> {
     const now = this.clock.now();
-    const due = await this.store.claimDue(
-      now.toISOString(),
-      new Date(now.getTime() + LEASE_MS).toISOString(),
-      BATCH,
-    );
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    const due =
+      room > 0
+        ? await this.store.claimDue(
+            now.toISOString(),
+            new Date(now.getTime() + LEASE_MS).toISOString(),
+            room,
+          )
+        : [];
     if (due.length > 0) {
       const endpoints = new Map((await this.store.listEndpoints()).map((e) => [e.id, e]));
-      await Promise.all(
-        due.map((delivery) => this.attempt(delivery, endpoints.get(delivery.endpoint_id))),
-      );
+      for (const delivery of due) this.start(delivery, endpoints.get(delivery.endpoint_id));
     }
     if (now.getTime() - this.purgedAt >= PURGE_EVERY_MS) {
       this.purgedAt = now.getTime();
       const before = new Date(now.getTime() - DELIVERIES_KEEP_DAYS * 86_400_000).toISOString();
       await this.store.purgeDeliveries(before);
     }
+  }
+
+  private start(delivery: WebhookDelivery, endpoint: WebhookEndpoint | undefined): void {
+    const attempt: Promise<void> = this.attempt(delivery, endpoint)
+      .catch((error: unknown) => this.logger.error({ err: error }, 'A webhook attempt failed'))
+      .finally(() => this.inFlight.delete(attempt));
+    this.inFlight.add(attempt);
   }
 
   private async attempt(

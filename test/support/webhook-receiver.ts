@@ -13,6 +13,8 @@ export interface ReceivedHook {
 export interface HookAnswer {
   status: number;
   headers?: Record<string, string>;
+  /** The answer waits for this (a receiver that takes its time). */
+  after?: Promise<void>;
 }
 
 /**
@@ -75,7 +77,9 @@ export class WebhookReceiver {
       }
       this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const answer = this.script.shift() ?? { status: 200 };
-      res.writeHead(answer.status, answer.headers).end();
+      void (answer.after ?? Promise.resolve()).then(() =>
+        res.writeHead(answer.status, answer.headers).end(),
+      );
       const waiters = this.waiters;
       this.waiters = [];
       waiters.forEach((wake) => wake());

@@ -153,18 +153,25 @@ describe('Webhooks (e2e)', () => {
       id: string;
     };
     receiver.answer({ status: 410 }, { status: 410 });
-    // Two deliveries, often in one round of the deliverer: disabled once.
+    // Two deliveries: the second is sent too when it is under way with the first, else it finds
+    // the endpoint disabled. Either way the endpoint is disabled once.
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
-    const [gone] = await deliveriesWhen(
+    const both = await deliveriesWhen(
       id,
       (list) => list.length === 2 && list.every((d) => d.status === 'failed'),
     );
-    expect(gone).toMatchObject({
+    const gone = {
       attempt: 1,
       response_status: 410,
       error: 'answered 410 Gone: the endpoint is disabled',
-    });
+    };
+    const found = { attempt: 0, response_status: null, error: 'The endpoint is disabled.' };
+    expect(both.at(-1)).toMatchObject(gone);
+    expect([gone, found]).toContainEqual(
+      expect.objectContaining({ error: both[0].error, response_status: both[0].response_status }),
+    );
+    expect(receiver.received.length).toBe(both.filter((d) => d.response_status === 410).length);
     const view = await t.http().get(`${HOOKS}/${id}`).set(admin()).expect(200);
     expect(view.body).toMatchObject({ enabled: false, disabled_reason: 'gone' });
     const audit = await t.http().get('/api/v1/admin/audit?action=webhook.disabled').set(admin());
@@ -229,6 +236,48 @@ describe('Webhooks (e2e)', () => {
     expect(after.headers['webhook-signature'].split(' ')).toHaveLength(1);
     expect(verifiedEvent(after, last.body.secret as string).type).toBe('webhook.test');
     expect(() => verifiedEvent(after, secret)).toThrow();
+  });
+
+  it('never makes a request wait on a delivery: a change is answered while its receiver still holds the last one', async () => {
+    await start();
+    await create({ url: receiver.url, events: ['api_key.created'] }).expect(201);
+    let release!: () => void;
+    receiver.answer({ status: 200, after: new Promise<void>((done) => (release = done)) });
+    await t.createKeyWithId({ name: 'first' });
+    // The first event's request is open at the receiver, unanswered...
+    await receiver.waitFor(1);
+    // ...and another change is answered all the same, its event stored.
+    const second = await t.createKeyWithId({ name: 'second' });
+    expect(second.id).toMatch(/^key_/);
+    release();
+    const events = (await receiver.waitFor(2)).map(
+      (hook) => JSON.parse(hook.body) as { data: { key: { name: string } } },
+    );
+    expect(events.map((e) => e.data.key.name)).toEqual(['first', 'second']);
+  });
+
+  it('sends to one endpoint while another holds its attempt: a slow receiver delays only its own', async () => {
+    await start();
+    const slow = (await create({ url: receiver.url, events: ['*'] }).expect(201)).body as {
+      id: string;
+    };
+    const other = await WebhookReceiver.start();
+    try {
+      const fast = (await create({ url: other.url, events: ['*'] }).expect(201)).body as {
+        id: string;
+      };
+      let release!: () => void;
+      receiver.answer({ status: 200, after: new Promise<void>((done) => (release = done)) });
+      await t.http().post(`${HOOKS}/${slow.id}/test`).set(admin()).expect(202);
+      await receiver.waitFor(1);
+      await t.http().post(`${HOOKS}/${fast.id}/test`).set(admin()).expect(202);
+      // Delivered while the slow receiver still holds its request.
+      await other.waitFor(1);
+      release();
+      await deliveriesWhen(slow.id, (list) => list[0]?.status === 'succeeded');
+    } finally {
+      await other.close();
+    }
   });
 
   it('announces key events to the endpoints subscribed to them, never a secret', async () => {
