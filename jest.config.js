@@ -34,7 +34,7 @@ const topologySpecs = '/redis-(sentinel|cluster)\\.e2e-spec\\.ts$';
 /** Left out of `npm test`'s Redis run: see e2e-redis below. */
 const notInRedisRun = [
   'fuzz\\.e2e-spec\\.ts$',
-  '/(keys-cli|config-startup|key-names|cli-first-start)\\.e2e-spec\\.ts$',
+  '/(keys-cli|config-startup|key-names|cli-first-start|tracing)\\.e2e-spec\\.ts$',
   // What no store decides: the build check, the documents, the HTTP server's own limits.
   '/(ensure-built|newcomer|docs-links|docs-code|typed-client|front-door|openapi|openapi-coverage|max-connections|cors|request-context)\\.e2e-spec\\.ts$',
 ];
@@ -60,7 +60,7 @@ module.exports = {
       displayName: 'e2e-redis',
       // The fuzz suite runs once, against SQLite: it tests the HTTP surface, not the store; so do
       // the suites of what no store decides (notInRedisRun). The spawning suites (the compiled CLI
-      // and server: keys-cli, config-startup, key-names, cli-first-start) run on Redis in
+      // and server: keys-cli, config-startup, key-names, cli-first-start, tracing) run on Redis in
       // `npm run test:matrix` (e2e-fastify-redis, Sentinel, Cluster), as all of these do; this
       // keeps `npm test` under three minutes.
       testPathIgnorePatterns: [...e2e.testPathIgnorePatterns, MATRIX_ONLY, ...notInRedisRun],
