@@ -17,7 +17,7 @@ import {
 } from '../subjects';
 import { UsageStore } from '../limits';
 import { AccessTokens, InvalidAccessToken, VerifiedToken } from './access-tokens';
-import { WebhooksService } from '../webhooks';
+import { eventActor, WebhooksService } from '../webhooks';
 
 /** Last-seen times are written at most this often per principal (as a key's last use). */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -184,7 +184,7 @@ export class PrincipalsService {
       await this.audit.record(actor, 'principal.update', before.id, changed);
       await this.webhooks.publish('principal.updated', {
         principal: principalEventView(after),
-        actor: { key_id: actor.actorKeyId, principal_id: actor.actorPrincipalId ?? null },
+        actor: eventActor(actor),
         changes: changed,
       });
     }

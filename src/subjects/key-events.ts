@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService, type AuditActor } from '../audit';
 import { Clock } from '../kernel/common/clock';
-import { WebhooksService, type WebhookEventType } from '../webhooks';
+import { eventActor, WebhooksService, type WebhookEventType } from '../webhooks';
 import { toView } from './api-key.view';
 import type { ApiKeyRecord } from './key.store';
 
@@ -18,15 +18,6 @@ const KEY_EVENT_FIELDS = [
   'expires_at',
   'revoked_at',
 ] as const;
-
-/** Who acted, in an event: a key, a principal, or neither (the CLI, the service). */
-function eventActor(actor: AuditActor): Record<string, string | null> {
-  return {
-    key_id: actor.actorKeyId,
-    principal_id: actor.actorPrincipalId ?? null,
-    source: actor.source ?? null,
-  };
-}
 
 /** A key event's data: the key's view (never its secret) and who acted. */
 export function keyEventData(

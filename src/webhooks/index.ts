@@ -2,7 +2,7 @@
  * The webhooks feature's public entry: what the other features, the transports and the processes
  * may use of it. Nothing else of this folder is imported from outside it.
  */
-export { WEBHOOK_EVENT_TYPES, EVENT_TYPE_NAMES } from './webhook-events';
+export { eventActor, WEBHOOK_EVENT_TYPES, EVENT_TYPE_NAMES } from './webhook-events';
 export type { WebhookEvent, WebhookEventType } from './webhook-events';
 export {
   CreatedWebhook,

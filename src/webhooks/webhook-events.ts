@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AuditActor } from '../audit';
 import { printable } from '../kernel/common/text';
 
 /** A JSON Schema, as the event-types route shows it. */
@@ -149,4 +150,13 @@ export function eventsRefusal(events: readonly string[]): string | undefined {
   const unknown = events.find((name) => name !== '*' && !(name in WEBHOOK_EVENT_TYPES));
   if (unknown === undefined) return undefined;
   return `Unknown event type ${JSON.stringify(printable(unknown.slice(0, 100)))}: one of ${EVENT_TYPE_NAMES.join(', ')}, or "*".`;
+}
+
+/** Who acted, in an event's `actor`: a key, a principal, or neither (`source`: CLI, service). */
+export function eventActor(actor: AuditActor): Record<string, string | null> {
+  return {
+    key_id: actor.actorKeyId,
+    principal_id: actor.actorPrincipalId ?? null,
+    source: actor.source ?? null,
+  };
 }
