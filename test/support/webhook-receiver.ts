@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { bearer, type TestApp } from './app';
 
 /** One request a receiver got: its headers and body as sent. */
 export interface ReceivedHook {
@@ -98,4 +99,34 @@ export function verifiedEvent(
   data: Record<string, unknown>;
 } {
   return new Webhook(secret).verify(hook.body, hook.headers) as ReturnType<typeof verifiedEvent>;
+}
+
+/** A delivery as `GET /api/v1/webhooks/<id>/deliveries` lists it. */
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  type: string;
+  attempt: number;
+  status: string;
+  response_status: number | null;
+  error: string | null;
+  at: string;
+  next_attempt_at: string | null;
+}
+
+/** An endpoint's deliveries, newest first, once `done` holds of them (polled; at most 10 s). */
+export async function deliveriesWhen(
+  t: TestApp,
+  id: string,
+  done: (list: DeliveryRow[]) => boolean,
+): Promise<DeliveryRow[]> {
+  const read = async () =>
+    (await t.http().get(`/api/v1/webhooks/${id}/deliveries`).set(bearer(t.adminKey)).expect(200))
+      .body.deliveries as DeliveryRow[];
+  for (let i = 0; i < 200; i++) {
+    const list = await read();
+    if (done(list)) return list;
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+  throw new Error(`deliveries never settled: ${JSON.stringify(await read())}`);
 }

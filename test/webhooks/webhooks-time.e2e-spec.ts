@@ -1,7 +1,7 @@
 import { Clock } from '../../src/kernel/common/clock';
 import { bearer, startApp, TestApp } from '../support/app';
 import { FakeClock } from '../support/fake-clock';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { deliveriesWhen, WebhookReceiver } from '../support/webhook-receiver';
 
 const HOOKS = '/api/v1/webhooks';
 const DAY = 86_400_000;
@@ -41,24 +41,6 @@ describe('webhooks over days (e2e)', () => {
         .send({ url: receiver.url, events: ['*'] })
         .expect(201)
     ).body as { id: string };
-  const deliveries = async (id: string) =>
-    (await t.http().get(`${HOOKS}/${id}/deliveries`).set(admin()).expect(200)).body.deliveries as {
-      id: string;
-      status: string;
-      error: string | null;
-    }[];
-  /** Polls (bounded: 10 s) until `done` holds of the endpoint's deliveries. */
-  const until = async (
-    id: string,
-    done: (list: Awaited<ReturnType<typeof deliveries>>) => boolean,
-  ) => {
-    for (let i = 0; i < 200; i++) {
-      const list = await deliveries(id);
-      if (done(list)) return list;
-      await new Promise((wake) => setTimeout(wake, 50));
-    }
-    throw new Error(`never: ${JSON.stringify(await deliveries(id))}`);
-  };
 
   it('disables an endpoint that failed every delivery for 5 days, and says so in doctor', async () => {
     const { id } = await endpoint();
@@ -70,7 +52,7 @@ describe('webhooks over days (e2e)', () => {
 
     // Four days on: failing still, not yet disabled.
     clock.set(new Date(T0.getTime() + 4 * DAY));
-    await until(id, (list) => list[0]?.status === 'failed');
+    await deliveriesWhen(t, id, (list) => list[0]?.status === 'failed');
     expect((await t.http().get(`${HOOKS}/${id}`).set(admin())).body.enabled).toBe(true);
 
     // Five days after its first failure, a failed attempt disables it.
@@ -85,7 +67,7 @@ describe('webhooks over days (e2e)', () => {
     expect(disabled.body).toMatchObject({ enabled: false, disabled_reason: 'failing' });
     // Its pending retry is not sent to a disabled endpoint.
     clock.set(new Date(T0.getTime() + 5 * DAY + 60_000));
-    const [last] = await until(id, (list) => list[0]?.status === 'failed');
+    const [last] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'failed');
     expect(last.error).toBe('The endpoint is disabled.');
     expect(receiver.received).toHaveLength(3);
     const doctor = await t.http().post('/api/v1/services/doctor').set(admin()).send({});
@@ -101,13 +83,17 @@ describe('webhooks over days (e2e)', () => {
   it('forgets deliveries 30 days old, none younger', async () => {
     const { id } = await endpoint();
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
-    const [old] = await until(id, (list) => list[0]?.status === 'succeeded');
+    const [old] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'succeeded');
     clock.set(new Date(T0.getTime() + 29 * DAY));
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
-    const [young] = await until(id, (list) => list.length === 2 && list[0].status === 'succeeded');
+    const [young] = await deliveriesWhen(
+      t,
+      id,
+      (list) => list.length === 2 && list[0].status === 'succeeded',
+    );
     // The hourly purge, past 30 days of the first.
     clock.set(new Date(T0.getTime() + 30 * DAY + 3_600_000));
-    const kept = await until(id, (list) => list.length === 1);
+    const kept = await deliveriesWhen(t, id, (list) => list.length === 1);
     expect(kept.map((d) => d.id)).toEqual([young.id]);
     expect(kept.map((d) => d.id)).not.toContain(old.id);
   });

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { bearer, startApp, TestApp } from '../support/app';
 import { metricValue } from '../support/metrics';
 import { ReportingToolsModule } from '../support/reporting-tools.module';
-import { verifiedEvent, WebhookReceiver } from '../support/webhook-receiver';
+import { deliveriesWhen, verifiedEvent, WebhookReceiver } from '../support/webhook-receiver';
 import { WEBHOOK_RESOLVER, type Resolver } from '../../src/webhooks';
 
 const HOOKS = '/api/v1/webhooks';
@@ -31,18 +31,6 @@ describe('Webhooks (e2e)', () => {
   };
   const admin = () => bearer(t.adminKey);
   const create = (body: Record<string, unknown>) => t.http().post(HOOKS).set(admin()).send(body);
-  const deliveries = async (id: string) =>
-    (await t.http().get(`${HOOKS}/${id}/deliveries`).set(admin()).expect(200)).body
-      .deliveries as Record<string, unknown>[];
-  /** Polls the endpoint's deliveries (bounded: 10 s) until `done` says so. */
-  const deliveriesWhen = async (id: string, done: (list: Record<string, unknown>[]) => boolean) => {
-    for (let i = 0; i < 200; i++) {
-      const list = await deliveries(id);
-      if (done(list)) return list;
-      await new Promise((wake) => setTimeout(wake, 50));
-    }
-    throw new Error(`deliveries never settled: ${JSON.stringify(await deliveries(id))}`);
-  };
 
   beforeEach(async () => {
     receiver = await WebhookReceiver.start();
@@ -84,7 +72,7 @@ describe('Webhooks (e2e)', () => {
     expect(hook.headers['webhook-id']).toBe(test.body.event_id);
     expect(() => verifiedEvent(hook, `whsec_${Buffer.from('wrong').toString('base64')}`)).toThrow();
 
-    const [done] = await deliveriesWhen(id, (list) => list[0]?.status === 'succeeded');
+    const [done] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'succeeded');
     expect(done).toMatchObject({ id: test.body.id, attempt: 1, response_status: 200, error: null });
     // No secret in any log line.
     expect(t.logs.text()).not.toContain(secret);
@@ -103,7 +91,7 @@ describe('Webhooks (e2e)', () => {
     expect(first.headers['webhook-id']).toBe(test.body.event_id);
     expect(second.headers['webhook-id']).toBe(test.body.event_id);
     expect(verifiedEvent(second, secret).id).toBe(test.body.event_id);
-    const [delivered] = await deliveriesWhen(id, (list) => list[0]?.status === 'succeeded');
+    const [delivered] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'succeeded');
     expect(delivered).toMatchObject({ attempt: 2, response_status: 200 });
     const metrics = (await t.http().get('/metrics').expect(200)).text;
     const attempts = (outcome: string) =>
@@ -114,7 +102,7 @@ describe('Webhooks (e2e)', () => {
     // Every attempt of the schedule (1 + 1 retry) refused: failed; then retried by hand.
     receiver.answer({ status: 500 }, { status: 500 });
     const again = await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
-    const [failed] = await deliveriesWhen(id, (list) => list[0]?.status === 'failed');
+    const [failed] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'failed');
     expect(failed).toMatchObject({ id: again.body.id, attempt: 2, response_status: 500 });
     const retried = await t
       .http()
@@ -124,7 +112,7 @@ describe('Webhooks (e2e)', () => {
     expect(retried.body).toMatchObject({ status: 'pending', attempt: 2 });
     const hooks = await receiver.waitFor(5);
     expect(hooks[4].headers['webhook-id']).toBe(again.body.event_id);
-    const [succeeded] = await deliveriesWhen(id, (list) => list[0]?.status === 'succeeded');
+    const [succeeded] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'succeeded');
     expect(succeeded).toMatchObject({ attempt: 3 });
     // A delivery that did not fail is not retried.
     await t
@@ -143,7 +131,7 @@ describe('Webhooks (e2e)', () => {
     receiver.answer({ status: 503, headers: { 'Retry-After': '0' } });
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
     await receiver.waitFor(2);
-    const [delivered] = await deliveriesWhen(id, (list) => list[0]?.status === 'succeeded');
+    const [delivered] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'succeeded');
     expect(delivered).toMatchObject({ attempt: 2 });
   });
 
@@ -158,6 +146,7 @@ describe('Webhooks (e2e)', () => {
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
     const both = await deliveriesWhen(
+      t,
       id,
       (list) => list.length === 2 && list.every((d) => d.status === 'failed'),
     );
@@ -274,7 +263,7 @@ describe('Webhooks (e2e)', () => {
       // Delivered while the slow receiver still holds its request.
       await other.waitFor(1);
       release();
-      await deliveriesWhen(slow.id, (list) => list[0]?.status === 'succeeded');
+      await deliveriesWhen(t, slow.id, (list) => list[0]?.status === 'succeeded');
     } finally {
       await other.close();
     }
@@ -377,7 +366,7 @@ describe('Webhooks (e2e)', () => {
     const { id } = (await create({ url: 'https://hooks.example/x', events: ['*'] }).expect(201))
       .body as { id: string };
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
-    const [failed] = await deliveriesWhen(id, (list) => list[0]?.status === 'failed');
+    const [failed] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'failed');
     expect(failed).toMatchObject({
       response_status: null,
       error: expect.stringMatching(/loopback/),
@@ -395,7 +384,7 @@ describe('Webhooks (e2e)', () => {
       const redirect = { status: 302, headers: { Location: elsewhere.url } };
       receiver.answer(redirect, redirect);
       await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
-      const [failed] = await deliveriesWhen(id, (list) => list[0]?.status === 'failed');
+      const [failed] = await deliveriesWhen(t, id, (list) => list[0]?.status === 'failed');
       expect(failed).toMatchObject({ response_status: 302 });
       expect(elsewhere.connections).toBe(0);
     } finally {
