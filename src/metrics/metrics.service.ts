@@ -32,8 +32,8 @@ export function toolOutcome(status: number): ToolOutcome {
 
 /**
  * A histogram, and beside it the `*_total` counter that is its count by the same labels, read from
- * it at each scrape: what is timed is observed once, not also counted (a prom-client observation
- * costs a call thousands of instructions: docs/performance.md).
+ * it at each scrape: what is timed is observed once, not also counted (what an observation costs
+ * a call: docs/performance.md).
  */
 function timedAndCounted<L extends string>(
   timed: HistogramConfiguration<L>,
