@@ -22,6 +22,8 @@ const FEATURES = [
   'reports',
   'tracing',
   'webhooks',
+  'ledger',
+  'runs',
 ];
 const feature = `^src/(${FEATURES.join('|')})/`;
 /** A tool's own folder: src/tools/<name>/ (the files of src/tools/ itself are the tools feature). */

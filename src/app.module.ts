@@ -12,6 +12,7 @@ import {
   InvocationsRoutesModule,
   OAuthRoutesModule,
   WebhooksRoutesModule,
+  RunsRoutesModule,
 } from './transports/rest/rest.modules';
 import { ConfigurationModule } from './configuration';
 import { ConsoleModule } from './transports/console/console.module';
@@ -83,6 +84,7 @@ export function rootModule(
           McpHttpModule,
           ReportsRoutesModule,
           WebhooksRoutesModule,
+          RunsRoutesModule,
           ConsoleModule,
           ...tools,
           ...imports,

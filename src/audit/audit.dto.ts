@@ -41,7 +41,7 @@ export class AuditEntryView {
     additionalProperties: true,
     example: { daily_limit: { from: 100, to: 500 } },
     description:
-      'create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; principal.delete: {issuer, subject}; config.set: {value} (secrets masked); doctor.fix: what was fixed; webhook.created: {url, events}; webhook.updated: {field: {from, to}}; webhook.secret_rotated: {grace_seconds}; webhook.deleted: {}; webhook.disabled: {reason}. CLI and start-up entries add source; entries an OAuth principal caused add the client_id of its token.',
+      'create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; principal.delete: {issuer, subject}; config.set: {value} (secrets masked); doctor.fix: what was fixed; webhook.created: {url, events}; webhook.updated: {field: {from, to}}; webhook.secret_rotated: {grace_seconds}; webhook.deleted: {}; webhook.disabled: {reason}; run.created: {budget, scopes, expires_at}; run.updated: the fields set; run.deleted: {}. CLI and start-up entries add source; entries an OAuth principal caused add the client_id of its token.',
   })
   details: Record<string, unknown>;
 }

@@ -21,6 +21,9 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.deleted',
   'webhook.disabled',
+  'run.created',
+  'run.updated',
+  'run.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

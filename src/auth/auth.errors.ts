@@ -4,7 +4,7 @@ export const INSUFFICIENT_PERMISSIONS = 'Insufficient permissions for this opera
 
 /** What a 401 says: no credentials, a key that opens nothing, or an access token refused. */
 export type NotAuthenticatedDetail =
-  'Not authenticated' | 'Invalid API key' | 'Invalid access token';
+  'Not authenticated' | 'Invalid API key' | 'Invalid access token' | 'Run has ended.';
 
 /**
  * The parameters of a `WWW-Authenticate: Bearer` challenge, in the order they are written:

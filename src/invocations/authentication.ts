@@ -6,6 +6,7 @@ import type { NotAuthenticatedDetail } from '../auth';
 import { AuthChallenges } from '../auth';
 import { ApiError } from '../kernel/errors/api-error';
 import { InvalidAccessToken, PrincipalsService } from '../oauth';
+import { RUN_ENDED, RunsService } from '../runs';
 import type { Call } from './call';
 
 /** Who calls, as authentication found it. */
@@ -19,7 +20,8 @@ export interface Authenticated {
 }
 
 /**
- * Who calls: an active key (a bearer token starting `sk_`), or, with OAuth configured, the
+ * Who calls: an active key (a bearer token starting `sk_`), a run's token (`sk_run_`: its parent,
+ * within the run, docs/runs-and-ledger.md), or, with OAuth configured, the
  * principal of a valid access token (any other bearer token, docs/oauth.md). 401 otherwise, and
  * every failure counts against the client's failed-authentication limit (429 past it); an issuer
  * that cannot be asked is 503, never a guess. Two Authorization headers are refused, not guessed at.
@@ -31,6 +33,7 @@ export class Authentication {
     private readonly principals: PrincipalsService,
     private readonly failures: AuthFailureLimiter,
     private readonly challenges: AuthChallenges,
+    private readonly runs: RunsService,
   ) {}
 
   /** `retried`: read the caller's record itself, not a copy kept between calls. */
@@ -49,6 +52,10 @@ export class Authentication {
     let caller: Caller | undefined;
     if (token === undefined) {
       detail = 'Not authenticated';
+    } else if (token.startsWith('sk_run_')) {
+      const access = await this.runs.authenticate(token);
+      if (access && 'ended' in access) detail = RUN_ENDED;
+      else caller = access?.caller;
     } else if (this.principals.enabled && !token.startsWith('sk_')) {
       detail = 'Invalid access token';
       caller = await this.principals
@@ -57,7 +64,8 @@ export class Authentication {
     } else {
       caller = await this.keys.authenticate(token, { fresh });
     }
-    if (caller) return { caller, cached: !fresh && mayBeCached(caller) };
+    // A run's caller is read from the records themselves on every call.
+    if (caller) return { caller, cached: !fresh && !caller.run && mayBeCached(caller) };
     await this.failures.recordFailure(call.client);
     throw this.challenges.unauthenticated(detail, call);
   }

@@ -4,6 +4,7 @@ import { AuthChallenges, hasAnyScope } from '../auth';
 import { IdempotencyCheck, IdempotencyEntry, IdempotencyService } from '../idempotency';
 import { discoverInOrder } from '../kernel/common/discovery';
 import { Charge, LimitsService, SubjectRecordChanged } from '../limits';
+import type { LedgerContext } from '../limits';
 import { MetricsService } from '../metrics';
 import type { Caller } from '../subjects';
 import { ToolRegistry } from '../tools/index';
@@ -133,6 +134,7 @@ export class CallChecks implements OnModuleInit {
       idempotent: call.idempotencyKey !== undefined,
       rateLimitCounted: call.rateLimitCounted === true,
       admitted: call.tool === undefined || admission !== undefined,
+      ledger: call.tool === undefined ? undefined : ledgerContext(call),
     });
     Object.assign(response.headers, headers);
 
@@ -165,6 +167,18 @@ export class CallChecks implements OnModuleInit {
     if (crossed) await crossed;
     return { caller, charge, admission, entry: taken.entry };
   }
+}
+
+const LEDGER_TRANSPORTS = { rest: 'rest', 'mcp-http': 'mcp', 'mcp-stdio': 'stdio' } as const;
+
+/** How a tool call came, as its ledger entry tells it. */
+function ledgerContext(call: Call): LedgerContext {
+  return {
+    transport: LEDGER_TRANSPORTS[call.transport],
+    request_id: call.requestId ?? null,
+    idempotency_key: call.idempotencyKey === undefined ? null : String(call.idempotencyKey),
+    invocation_id: call.background ?? null,
+  };
 }
 
 function worthAnotherAttempt(refusal: unknown, taken: Attempt): boolean {

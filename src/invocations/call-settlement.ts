@@ -56,6 +56,7 @@ export class CallSettlement {
           day: record.charged_day,
           tool: record.tool,
           credits: record.charged_credits,
+          entry: record.charge_entry,
         });
       }
       if (record.idempotency_key !== null) {

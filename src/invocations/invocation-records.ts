@@ -1,6 +1,7 @@
 import { HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { answerOf } from '../kernel/errors/answer';
+import type { LedgerEntry } from '../ledger';
 import type { InvocationChanges, InvocationRecord, InvocationStore } from './invocation.store';
 import type { RegisteredTool } from '../tools/index';
 import type { ToolActor } from './execution';
@@ -35,10 +36,11 @@ export const INSTANCE_STOPPED_CHANGES: InvocationChanges = {
   error_kind: 'runtime',
 };
 
-/** What a call was charged: the UTC day (and so the month), and the credits. */
+/** What a call was charged: the UTC day (and so the month), the credits, its ledger entry. */
 export interface ChargedCredits {
   day: string;
   credits: number;
+  entry?: LedgerEntry;
 }
 
 /** Who started a call and how: its caller, what it was charged, its Idempotency-Key. */
@@ -100,6 +102,7 @@ export function newRecord(
     charged_day: charged?.day ?? null,
     charged_credits: charged?.credits ?? 0,
     idempotency_key: idempotencyKey ?? null,
+    charge_entry: charged?.entry ?? null,
   };
 }
 

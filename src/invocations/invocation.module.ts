@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { SubjectsModule } from '../subjects';
 import { LimitsModule } from '../limits';
 import { WebhooksModule } from '../webhooks';
+import { RunsModule } from '../runs';
 import { OAuthModule } from '../oauth';
 import { InvocationGuard } from './invocation.guard';
 import { InvocationEvents } from './invocation-events';
@@ -34,6 +35,7 @@ import { ToolRoutes } from './tool-routes';
     OAuthModule,
     IdempotencyModule,
     WebhooksModule,
+    RunsModule,
   ],
   providers: [
     ...INVOCATION_STORES,

@@ -23,6 +23,7 @@ const record = (n: number, over: Partial<InvocationRecord> = {}): InvocationReco
   charged_day: '2026-11-27',
   charged_credits: 1,
   idempotency_key: null,
+  charge_entry: null,
   ...over,
 });
 

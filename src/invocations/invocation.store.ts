@@ -1,3 +1,5 @@
+import type { LedgerEntry } from '../ledger';
+
 /** Where a long-running call stands. */
 export type InvocationStatus =
   'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out';
@@ -64,6 +66,8 @@ export interface InvocationRecord {
   charged_credits: number;
   /** The Idempotency-Key it was started with (its kept answer is forgotten when it is refunded). */
   idempotency_key: string | null;
+  /** The ledger entry of its charge: a refund's entry gives it back (its subject, run, origin). */
+  charge_entry: LedgerEntry | null;
 }
 
 /** What changes when a call moves on (its status, progress, outcome). */

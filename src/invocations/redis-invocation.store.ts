@@ -12,7 +12,7 @@ import {
 import { INVOCATION_SCRIPTS } from './redis-invocation.scripts';
 
 /** Fields held as JSON in the record hash (the others are text; absent is null). */
-const JSON_FIELDS = new Set(['progress', 'result', 'error', 'expires_ms']);
+const JSON_FIELDS = new Set(['progress', 'result', 'error', 'expires_ms', 'charge_entry']);
 /** A page of a caller's list reads this many index entries at a time (a status filter skips some). */
 const LIST_BATCH = 100;
 
@@ -72,6 +72,7 @@ function decode(fields: Record<string, string>): InvocationRecord | undefined {
     charged_day: text('charged_day'),
     charged_credits: Number(fields.charged_credits ?? 0),
     idempotency_key: text('idempotency_key'),
+    charge_entry: json('charge_entry') as InvocationRecord['charge_entry'],
   };
 }
 

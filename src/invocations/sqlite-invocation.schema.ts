@@ -28,4 +28,6 @@ export const INVOCATION_MIGRATIONS = [
   `ALTER TABLE invocations ADD COLUMN charged_day TEXT;
    ALTER TABLE invocations ADD COLUMN charged_credits INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE invocations ADD COLUMN idempotency_key TEXT;`,
+  // The ledger entry of its charge (JSON), which its refund gives back.
+  `ALTER TABLE invocations ADD COLUMN charge_entry TEXT;`,
 ];

@@ -11,16 +11,17 @@ import {
 import { INVOCATION_MIGRATIONS } from './sqlite-invocation.schema';
 
 /** JSON columns, and the flag, as the row holds them. */
-const JSON_FIELDS = ['progress', 'result', 'error'] as const;
+const JSON_FIELDS = ['progress', 'result', 'error', 'charge_entry'] as const;
 
 /** Expired calls forgotten in one group commit of the purge. */
 const PURGE_SLICE = 1000;
 
 interface InvocationRow extends Omit<
   InvocationRecord,
-  'progress' | 'result' | 'error' | 'cancel_requested'
+  'progress' | 'result' | 'error' | 'cancel_requested' | 'charge_entry'
 > {
   progress: string | null;
+  charge_entry: string | null;
   result: string | null;
   error: string | null;
   cancel_requested: number;
@@ -34,6 +35,10 @@ function toRecord(row: InvocationRow): InvocationRecord {
     result: row.result === null ? null : (JSON.parse(row.result) as unknown),
     error: row.error === null ? null : (JSON.parse(row.error) as InvocationRecord['error']),
     cancel_requested: row.cancel_requested !== 0,
+    charge_entry:
+      row.charge_entry === null
+        ? null
+        : (JSON.parse(row.charge_entry) as InvocationRecord['charge_entry']),
   };
 }
 
@@ -101,10 +106,10 @@ export class SqliteInvocationStore extends InvocationStore {
       insert: db.prepare(
         `INSERT INTO invocations (id, caller_id, tool, status, progress, result, error, error_kind,
            created_at, started_at, finished_at, instance, cancel_requested, expires_ms,
-           charged_day, charged_credits, idempotency_key)
+           charged_day, charged_credits, idempotency_key, charge_entry)
          VALUES (@id, @caller_id, @tool, @status, @progress, @result, @error, @error_kind,
            @created_at, @started_at, @finished_at, @instance, @cancel_requested, @expires_ms,
-           @charged_day, @charged_credits, @idempotency_key)`,
+           @charged_day, @charged_credits, @idempotency_key, @charge_entry)`,
       ),
       byId: db.prepare('SELECT * FROM invocations WHERE id = ?'),
       cancel: db.prepare(

@@ -33,7 +33,7 @@ function secondsSince(started: number): number {
 /** What a call was charged, once counted: what its refund gives back if it never runs. */
 function chargedOf({ charge }: AdmittedCall): ChargedCredits | undefined {
   if (charge.status !== 'charged' || !charge.credits) return undefined;
-  return { day: charge.credits.day, credits: charge.credits.cost };
+  return { day: charge.credits.day, credits: charge.credits.cost, entry: charge.credits.entry };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { planNamed, type PlanLimits, type Settings } from '../kernel/settings/settings';
 import type { RateBudget } from './call-counter';
+import type { RunBudget } from './usage.store';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 
 export type { RateBudget };
@@ -13,6 +14,12 @@ export interface Payer {
   rate_limit: number | null;
   /** Its record's revision in a shared store: the count checks that the record is still this one. */
   revision?: number;
+  /** Who pays, in the ledger: a key (the default) or a principal. */
+  kind?: 'key' | 'principal';
+  /** The customer or account it belongs to, carried into the ledger. */
+  external_id?: string | null;
+  /** A run's token calls: its calls count against the run's budget as well. */
+  run?: RunBudget;
 }
 
 /**

@@ -4,7 +4,7 @@ import { ApiError } from '../kernel/errors/api-error';
 import type { Payer } from './key-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
 import type { QuotaCharge } from './usage.store';
-import { quotaHeaders, QuotaService, QuotaState } from './quota.service';
+import { type LedgerContext, quotaHeaders, QuotaService, QuotaState } from './quota.service';
 
 type Headers = Record<string, number>;
 
@@ -23,6 +23,8 @@ export interface Chargeable {
    * capacity after its rate is counted, and its quota must not be.
    */
   admitted?: boolean;
+  /** How the call came, for its ledger entry (a tool call's). */
+  ledger?: LedgerContext;
 }
 
 /**
@@ -71,7 +73,7 @@ export class LimitsService {
       const headers = call.rateLimitCounted ? {} : (await this.limiter.consume(key)).headers;
       return { charge: new Charge(key, tool, 'unmetered'), headers };
     }
-    const credits = this.quota.charge(key, tool, call.cost ?? 1);
+    const credits = this.quota.charge(key, tool, call.cost ?? 1, call.ledger);
     if (call.rateLimitCounted || call.idempotent || call.admitted === false) {
       const headers = call.rateLimitCounted ? {} : (await this.limiter.consume(key)).headers;
       return { charge: new Charge(key, tool, 'pending', credits), headers };

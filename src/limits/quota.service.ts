@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../kernel/errors/api-error';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
+import { type LedgerEntry, type LedgerTransport, newLedgerId } from '../ledger';
 import { QuotaCharge, QuotaResult, ToolUsage, UsageStore } from './usage.store';
 import { Clock, nextUtcMidnight, utcDay } from '../kernel/common/clock';
 import { effectiveLimits, Payer, toolCost } from './key-limits';
@@ -26,6 +27,23 @@ export interface QuotaState {
   /** What the call just counted cost (absent in a usage view). */
   cost?: number;
   monthly: MonthlyState | null;
+  /** A run's call: where the run stands against its budget. */
+  run?: RunState;
+}
+
+/** Where a run stands against its budget. */
+export interface RunState {
+  budget: number;
+  spent: number;
+  remaining: number;
+}
+
+/** How a counted call came, for its ledger entry (the rest of the entry is its charge's). */
+export interface LedgerContext {
+  transport: LedgerTransport;
+  request_id: string | null;
+  idempotency_key: string | null;
+  invocation_id: string | null;
 }
 
 /** What a key spent on one UTC day: credits in all, and per tool. */
@@ -59,18 +77,48 @@ export class QuotaService {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  /** What a call of `tool` made now costs the key, and against which limits. */
-  charge(key: Payer, tool: string, declaredCost: number): QuotaCharge {
+  /**
+   * What a call of `tool` made now costs the key, against which limits (and its run's budget), and
+   * with `ledger`, the ledger entry written when it is counted.
+   */
+  charge(key: Payer, tool: string, declaredCost: number, ledger?: LedgerContext): QuotaCharge {
     const now = this.clock.now();
     const limits = effectiveLimits(key, this.settings);
     const day = utcDay(now);
-    return {
+    const charge: QuotaCharge = {
       day,
       dailyLimit: limits.daily_limit,
       month: day.slice(0, 7),
       monthlyLimit: limits.monthly_limit,
       cost: toolCost(this.settings, key.plan, tool, declaredCost),
       tool,
+    };
+    if (key.run) charge.run = key.run;
+    if (ledger) charge.entry = this.entry(key, tool, charge.cost, 'charge', ledger);
+    return charge;
+  }
+
+  /** A ledger entry of `key` made now (a refund's credits are negative). */
+  entry(
+    key: Pick<Payer, 'id' | 'kind' | 'external_id' | 'run'>,
+    tool: string,
+    credits: number,
+    kind: LedgerEntry['kind'],
+    ledger: LedgerContext,
+  ): LedgerEntry {
+    const now = this.clock.now();
+    return {
+      id: newLedgerId(now.getTime()),
+      at: now.toISOString(),
+      subject: { kind: key.kind ?? 'key', id: key.id, external_id: key.external_id ?? null },
+      run_id: key.run?.id ?? null,
+      tool,
+      credits,
+      kind,
+      transport: ledger.transport,
+      request_id: ledger.request_id,
+      idempotency_key: ledger.idempotency_key,
+      invocation_id: ledger.invocation_id,
     };
   }
 
@@ -85,11 +133,24 @@ export class QuotaService {
    */
   settle(charge: QuotaCharge, result: QuotaResult): QuotaState {
     const state = this.state(charge, result.used, result.monthUsed);
+    if (charge.run && result.runSpent !== undefined) {
+      const { budget } = charge.run;
+      const spent = result.runSpent;
+      state.run = { budget, spent, remaining: Math.max(0, budget - spent) };
+    }
     if (result.allowed) {
       state.cost = charge.cost;
       return state;
     }
     const headers = quotaHeaders(state);
+    if (result.refused === 'run' && state.run) {
+      // A run's budget does not come back with time: no Retry-After.
+      throw new ApiError(
+        402,
+        `Run budget exhausted (${state.run.spent}/${state.run.budget}).`,
+        headers,
+      );
+    }
     if (result.refused === 'monthly' && state.monthly) {
       const { used, limit, resetSeconds } = state.monthly;
       const days = Math.floor(resetSeconds / 86_400);
@@ -121,13 +182,25 @@ export class QuotaService {
    */
   async refund(
     keyId: string,
-    charged: Pick<QuotaCharge, 'day' | 'tool'> & { credits: number },
+    charged: Pick<QuotaCharge, 'day' | 'tool'> & { credits: number; entry?: LedgerEntry | null },
   ): Promise<void> {
+    const charge = charged.entry;
     await this.store.refund(keyId, {
       day: charged.day,
       month: charged.day.slice(0, 7),
       tool: charged.tool,
       credits: charged.credits,
+      runId: charge?.run_id ?? null,
+      // The charge's entry, given back: its subject, run and origin, negative credits, made now.
+      entry: charge
+        ? {
+            ...charge,
+            id: newLedgerId(this.clock.nowMs()),
+            at: this.clock.now().toISOString(),
+            credits: -charged.credits,
+            kind: 'refund',
+          }
+        : undefined,
     });
   }
 
@@ -200,5 +273,6 @@ export function quotaHeaders(
     into['X-Quota-Monthly-Used'] = state.monthly.used;
     into['X-Quota-Monthly-Remaining'] = state.monthly.remaining;
   }
+  if (state.run !== undefined) into['X-Run-Budget-Remaining'] = state.run.remaining;
   return into;
 }

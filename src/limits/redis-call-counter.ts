@@ -2,19 +2,27 @@ import type { Result } from 'ioredis';
 import { RedisClient, redisCall } from '../kernel/store/redis/redis.connection';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import { BUCKET_LUA, bucketDraw, bucketKey } from './redis-rate.store';
-import { chargeArguments, chargeKeys, CONSUME_QUOTA_LUA, quotaResult } from './redis-usage.store';
+import {
+  CHARGE_ARGUMENTS,
+  CHARGE_KEYS,
+  chargeArguments,
+  chargeKeys,
+  CONSUME_QUOTA_LUA,
+  indexEntries,
+  quotaResult,
+} from './redis-usage.store';
 import { CallCount, CallCounted, CallCounter, SubjectRecordChanged } from './call-counter';
 
 /**
  * The calls of one key counted in one step (CallCounter), each as if alone and in order: its
  * record's revision compared (a changed record counts nothing), then one call drawn from the key's
- * token bucket (BUCKET_LUA), then its charge against the day's (and the month's) credits unless the
- * bucket refused the call. KEYS: the key's record, its bucket, the day's counter, the month's, the
- * day's tools hash. ARGV: the rate window, then for each call: the revision it was decided on, its
- * time, its rate, its burst, its daily limit ('' to leave the quota alone, -1 for none), its
- * monthly limit (-1: none), its cost, its tool.
+ * token bucket (BUCKET_LUA), then its charge against the day's (and the month's) credits and its
+ * run's budget, with its ledger entry (CONSUME_QUOTA_LUA), unless the bucket refused the call. KEYS:
+ * the key's record, its bucket, then chargeKeys. ARGV: the rate window, then for each call: the
+ * revision it was decided on, its time, its rate, its burst, then chargeArguments (its daily limit
+ * '' to leave the quota alone).
  * Returns per call {-1} when the record changed, else the bucket's four values, then the charge's
- * four (consumeQuota's) when the quota was asked.
+ * five (consumeQuota's) when the quota was asked.
  */
 const COUNT_CALLS_SCRIPT = `
 ${BUCKET_LUA}
@@ -23,14 +31,14 @@ local record = redis.call('HMGET', KEYS[1], 'id', 'revision')
 local current = record[1] and (record[2] or '0')
 local window = tonumber(ARGV[1])
 local replies = {}
-for i = 2, #ARGV, 8 do
+for i = 2, #ARGV, 4 + ${CHARGE_ARGUMENTS} do
   local reply = {-1}
   if ARGV[i] == current then
     reply = drawBucket(KEYS[2], tonumber(ARGV[i + 1]), window, tonumber(ARGV[i + 2]),
       tonumber(ARGV[i + 3]), 1)
     if reply[1] == 1 and ARGV[i + 4] ~= '' then
-      local quota = consumeQuota(KEYS[3], KEYS[4], KEYS[5], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
-      for q = 1, 4 do reply[4 + q] = quota[q] end
+      local quota = consumeQuota(KEYS, 3, ARGV, i + 4)
+      for q = 1, 5 do reply[4 + q] = quota[q] end
     end
   end
   replies[#replies + 1] = reply
@@ -49,6 +57,9 @@ declare module 'ioredis' {
   }
 }
 
+/** The ARGV of a call whose quota is not counted here (its daily limit '' says so). */
+const NO_CHARGE: string[] = Array.from({ length: CHARGE_ARGUMENTS }, () => '');
+
 /** A call waiting for its round's script. */
 interface Waiting {
   call: CallCount;
@@ -59,7 +70,8 @@ interface Waiting {
 /**
  * Several instances on Redis: a call's whole count is one script on the key's slot (its record,
  * rate budget and quota share a hash tag), which also checks that the record the call was decided
- * on is still the stored one.
+ * on is still the stored one. The ledger entries of the calls it counted are then indexed by time
+ * (indexEntries).
  *
  * The calls of one key that arrive in one round of the event loop share that script: it runs when
  * the round ends (as ioredis's auto-pipelining sends its commands) and counts each in order, so a
@@ -78,12 +90,15 @@ export class RedisCallCounter extends CallCounter {
 
   constructor(private readonly client: RedisClient) {
     super();
-    client.defineCommand('tisCountCalls', { numberOfKeys: 5, lua: COUNT_CALLS_SCRIPT });
+    client.defineCommand('tisCountCalls', {
+      numberOfKeys: 2 + CHARGE_KEYS,
+      lua: COUNT_CALLS_SCRIPT,
+    });
   }
 
   count(call: CallCount): Promise<CallCounted> {
     return new Promise((counted, failed) => {
-      const group = `${call.key.id} ${call.quota?.day ?? ''}`;
+      const group = `${call.key.id} ${call.quota?.day ?? ''} ${call.quota?.run?.id ?? ''}`;
       const calls = this.waiting.get(group);
       if (calls) return void calls.push({ call, counted, failed });
       if (this.waiting.size === 0) setImmediate(() => this.flush());
@@ -104,22 +119,31 @@ export class RedisCallCounter extends CallCounter {
         this.client.tisCountCalls(
           RedisKeys.record(key.id),
           bucketKey(budget),
-          ...chargeKeys(key.id, quota ?? { day: '', month: '' }),
+          ...chargeKeys(key.id, { day: '', month: '', ...quota, runId: quota?.run?.id }),
           budget.windowMs,
           ...calls.flatMap(({ call }) => [
             String(call.key.revision ?? 0),
             call.nowMs,
             call.budget.rate,
             call.budget.burst,
-            ...(call.quota ? chargeArguments(call.quota) : ['', '', '', '']),
+            ...(call.quota ? chargeArguments(call.quota) : NO_CHARGE),
           ]),
         ),
       );
-      calls.forEach(({ counted, failed }, i) => {
+      const results = calls.map(({ call }, i): CallCounted | undefined => {
         const reply = replies[i];
-        if (reply[0] === -1) return failed(new SubjectRecordChanged());
+        if (reply[0] === -1) return undefined;
         const rate = bucketDraw(reply);
-        counted(reply.length < 8 ? { rate } : { rate, quota: quotaResult(reply.slice(4)) });
+        return reply.length < 9 ? { rate } : { rate, quota: quotaResult(reply, 4) };
+      });
+      const entries = calls.flatMap(({ call }, i) =>
+        results[i]?.quota?.allowed && call.quota?.entry ? [call.quota.entry] : [],
+      );
+      await indexEntries(this.client, entries);
+      calls.forEach(({ counted, failed }, i) => {
+        const result = results[i];
+        if (result) counted(result);
+        else failed(new SubjectRecordChanged());
       });
     } catch (error) {
       for (const { failed } of calls) failed(error);

@@ -1,5 +1,6 @@
 import type { Result } from 'ioredis';
-import { redisCall } from '../kernel/store/redis/redis.connection';
+import { type LedgerEntry, LedgerKeys } from '../ledger';
+import { RedisClient, redisCall } from '../kernel/store/redis/redis.connection';
 import type { RedisDatabase } from '../kernel/store/redis/redis.database';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import {
@@ -19,28 +20,39 @@ import {
 export const QUOTA_KEEP_SECONDS = (USAGE_KEEP_DAYS + 1) * 86_400;
 /** A month's counter outlives its month by a few days, then Redis forgets it. */
 export const MONTH_KEEP_SECONDS = 35 * 86_400;
+/** A run's spending outlives the longest run (7 days) by the 30 days an ended run is kept. */
+export const RUN_SPENDING_KEEP_SECONDS = 37 * 86_400;
 
 /**
- * Lua: `consumeQuota(day, month, tools, dailyLimit, monthlyLimit, cost, tool)` charges one call
- * `cost` credits on the day's counter and the month's, unless it needs more than remains of either
- * limit (-1: no limit): the month first, so that its refusal wins when both would refuse; nothing
- * is charged then. The month is counted with or without a monthly limit, so that one set mid-month
- * meets the month's whole spend. The call is counted for its tool in the day's
- * tools hash. Returns {counted 1|0, day used, month used (-1: not counted), refused 0|1 day|2 month}.
- * Shared by `tisConsumeQuota` and the call counter's script; every key in the key's hash tag.
+ * Lua: `consumeQuota(keys, k, args, a)` charges one call `cost` credits on the day's counter and the
+ * month's, unless it needs more than remains of either limit (-1: no limit) or of its run's budget
+ * ('': no run): the month first, so that its refusal wins when both would refuse, then the day,
+ * then the run; nothing is charged then. The month is counted with or without a monthly limit, so
+ * that one set mid-month meets the month's whole spend. The call is counted for its tool in the
+ * day's tools hash, for its run in the run's spending hash (`spent`, `tool:<tool>`), and its ledger
+ * entry (id '': none) is written beside them. KEYS from `keys[k]`: chargeKeys (day, month, tools,
+ * run, ledger entries, ledger ids); ARGV from `args[a]`: chargeArguments (daily limit, monthly
+ * limit, cost, tool, run budget, entry id, entry JSON). Returns {counted 1|0, day used, month used
+ * (-1: not counted), refused 0|1 day|2 month|3 run, run spent (-1: no run)}. Shared by
+ * `tisConsumeQuota` and the call counter's script; every key in the subject's hash tag.
  */
 export const CONSUME_QUOTA_LUA = `
-local function consumeQuota(day, month, tools, dailyLimit, monthlyLimit, cost, tool)
-  cost = tonumber(cost)
-  dailyLimit = tonumber(dailyLimit)
-  monthlyLimit = tonumber(monthlyLimit)
+local function consumeQuota(keys, k, args, a)
+  local day, month, tools, run = keys[k], keys[k + 1], keys[k + 2], keys[k + 3]
+  local dailyLimit, monthlyLimit = tonumber(args[a]), tonumber(args[a + 1])
+  local cost, tool, runBudget = tonumber(args[a + 2]), args[a + 3], args[a + 4]
   local used = tonumber(redis.call('GET', day) or '0')
   local monthUsed = -1
   if monthlyLimit >= 0 then
     monthUsed = tonumber(redis.call('GET', month) or '0')
-    if monthUsed + cost > monthlyLimit then return {0, used, monthUsed, 2} end
+    if monthUsed + cost > monthlyLimit then return {0, used, monthUsed, 2, -1} end
   end
-  if dailyLimit >= 0 and used + cost > dailyLimit then return {0, used, monthUsed, 1} end
+  if dailyLimit >= 0 and used + cost > dailyLimit then return {0, used, monthUsed, 1, -1} end
+  local runSpent = -1
+  if runBudget ~= '' then
+    runSpent = tonumber(redis.call('HGET', run, 'spent') or '0')
+    if runSpent + cost > tonumber(runBudget) then return {0, used, monthUsed, 3, runSpent} end
+  end
   -- A counter that INCRBY just made holds the cost alone: it is given its lifetime then (an older
   -- one holding it too, after calls of cost 0 only, has its lifetime renewed: no harm).
   used = redis.call('INCRBY', day, cost)
@@ -51,37 +63,74 @@ local function consumeQuota(day, month, tools, dailyLimit, monthlyLimit, cost, t
   redis.call('HINCRBY', tools, tool .. ':calls', 1)
   redis.call('HINCRBY', tools, tool .. ':credits', cost)
   if redis.call('TTL', tools) < 0 then redis.call('EXPIRE', tools, ${QUOTA_KEEP_SECONDS}) end
-  return {1, used, monthUsed, 0}
+  if runBudget ~= '' then
+    runSpent = redis.call('HINCRBY', run, 'spent', cost)
+    redis.call('HINCRBY', run, 'tool:' .. tool, cost)
+    if redis.call('TTL', run) < 0 then redis.call('EXPIRE', run, ${RUN_SPENDING_KEEP_SECONDS}) end
+  end
+  if args[a + 5] ~= '' then
+    redis.call('HSET', keys[k + 4], args[a + 5], args[a + 6])
+    redis.call('ZADD', keys[k + 5], 0, args[a + 5])
+  end
+  return {1, used, monthUsed, 0, runSpent}
 end`;
 
-/** The script's ARGV for one charge: daily limit, monthly limit, cost, tool. */
+/** How many KEYS and ARGV one charge takes (chargeKeys, chargeArguments). */
+export const CHARGE_KEYS = 6;
+export const CHARGE_ARGUMENTS = 7;
+
+/** The script's ARGV for one charge (see CONSUME_QUOTA_LUA). */
 export function chargeArguments(charge: QuotaCharge): string[] {
   return [
     String(charge.dailyLimit ?? -1),
     String(charge.monthlyLimit ?? -1),
     String(charge.cost),
     charge.tool,
+    charge.run ? String(charge.run.budget) : '',
+    charge.entry?.id ?? '',
+    charge.entry ? JSON.stringify(charge.entry) : '',
   ];
 }
 
-/** The script's KEYS for one charge: the day's counter, the month's, the day's tools hash. */
-export function chargeKeys(keyId: string, charge: Pick<QuotaCharge, 'day' | 'month'>): string[] {
+/**
+ * The script's KEYS for one charge: the day's counter, the month's, the day's tools hash, the run's
+ * spending (a name in the subject's slot, never written, without a run), the subject's ledger.
+ */
+export function chargeKeys(
+  keyId: string,
+  charge: Pick<QuotaCharge, 'day' | 'month'> & { runId?: string | null },
+): string[] {
   return [
     RedisKeys.quota(keyId, charge.day),
     RedisKeys.monthlyQuota(keyId, charge.month),
     RedisKeys.toolUsage(keyId, charge.day),
+    RedisKeys.runSpending(keyId, charge.runId ?? ''),
+    LedgerKeys.entries(keyId),
+    LedgerKeys.ids(keyId),
   ];
 }
 
-/** The script's reply as a QuotaResult. */
-export function quotaResult(reply: number[]): QuotaResult {
-  const [counted, used, monthUsed, refused] = reply;
-  return {
+/** The script's reply (its five values from `at`) as a QuotaResult. */
+export function quotaResult(reply: number[], at = 0): QuotaResult {
+  const [counted, used, monthUsed, refused, runSpent] = reply.slice(at, at + 5);
+  const result: QuotaResult = {
     allowed: counted === 1,
     used,
     monthUsed: monthUsed < 0 ? null : monthUsed,
-    ...(refused === 1 ? { refused: 'daily' } : refused === 2 ? { refused: 'monthly' } : {}),
   };
+  if (refused) result.refused = refused === 1 ? 'daily' : refused === 2 ? 'monthly' : 'run';
+  if (runSpent >= 0) result.runSpent = runSpent;
+  return result;
+}
+
+/**
+ * The time index of ledger entries just written (LedgerKeys.index), in one command: written right
+ * after the step that wrote them, which the ledger check of `doctor` reconciles.
+ */
+export async function indexEntries(redis: RedisClient, entries: LedgerEntry[]): Promise<void> {
+  if (!entries.length) return;
+  const members = entries.flatMap((entry) => [0, LedgerKeys.indexMember(entry)]);
+  await redisCall(redis.zadd(LedgerKeys.index, ...members));
 }
 
 /**
@@ -106,11 +155,24 @@ return taken`;
 
 /**
  * Lua: a counted call's credits given back (UsageStore.refund). KEYS: chargeKeys. ARGV: credits,
- * tool. The day's and month's counters (where they still are: never below 0), the tool's credits
- * and `failed` in the day's tools hash.
+ * tool, entry id ('': none), entry JSON, '1' when charged to a run. The day's and month's counters
+ * (where they still are: never below 0), the tool's credits and `failed` in the day's tools hash,
+ * the run's spending, and the refund's ledger entry.
  */
 const REFUND_LUA = `
 local credits = tonumber(ARGV[1])
+if ARGV[3] ~= '' then
+  redis.call('HSET', KEYS[5], ARGV[3], ARGV[4])
+  redis.call('ZADD', KEYS[6], 0, ARGV[3])
+end
+if ARGV[5] == '1' then
+  local spent = tonumber(redis.call('HGET', KEYS[4], 'tool:' .. ARGV[2]) or '0')
+  local back = math.min(spent, credits)
+  if back > 0 then
+    redis.call('HINCRBY', KEYS[4], 'tool:' .. ARGV[2], -back)
+    redis.call('HINCRBY', KEYS[4], 'spent', -back)
+  end
+end
 for i = 1, 2 do
   local left = tonumber(redis.call('GET', KEYS[i]) or '0')
   if left > 0 then redis.call('DECRBY', KEYS[i], math.min(left, credits)) end
@@ -127,7 +189,7 @@ declare module 'ioredis' {
     tisConsumeQuota(...args: string[]): Result<number[], Context>;
     /** KEYS: counters then tools hashes. ARGV: how many counters. */
     tisTakeUsage(...args: string[]): Result<(string | number)[][], Context>;
-    /** KEYS: chargeKeys. ARGV: credits, tool. */
+    /** KEYS: chargeKeys. ARGV: credits, tool, entry id, entry JSON, run '1'|''. */
     tisRefund(...args: string[]): Result<number, Context>;
   }
 }
@@ -150,20 +212,23 @@ export class RedisUsageStore extends UsageStore {
     super();
     redis.define({
       tisConsumeQuota: {
-        numberOfKeys: 3,
+        numberOfKeys: CHARGE_KEYS,
         lua: `${CONSUME_QUOTA_LUA}
-      return consumeQuota(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`,
+      return consumeQuota(KEYS, 1, ARGV, 1)`,
       },
       tisTakeUsage: { lua: TAKE_USAGE_LUA },
-      tisRefund: { numberOfKeys: 3, lua: REFUND_LUA },
+      tisRefund: { numberOfKeys: CHARGE_KEYS, lua: REFUND_LUA },
     });
   }
 
   async consumeQuota(keyId: string, charge: QuotaCharge): Promise<QuotaResult> {
+    const keys = chargeKeys(keyId, { ...charge, runId: charge.run?.id });
     const reply = await redisCall(
-      this.redis.client.tisConsumeQuota(...chargeKeys(keyId, charge), ...chargeArguments(charge)),
+      this.redis.client.tisConsumeQuota(...keys, ...chargeArguments(charge)),
     );
-    return quotaResult(reply);
+    const result = quotaResult(reply);
+    if (result.allowed && charge.entry) await indexEntries(this.redis.client, [charge.entry]);
+    return result;
   }
 
   /** One more write after a failed call, pipelined with nothing: the failed calls only. */
@@ -180,8 +245,27 @@ export class RedisUsageStore extends UsageStore {
         ...chargeKeys(keyId, refund),
         String(refund.credits),
         refund.tool,
+        refund.entry?.id ?? '',
+        refund.entry ? JSON.stringify(refund.entry) : '',
+        refund.runId ? '1' : '',
       ),
     );
+    if (refund.entry) await indexEntries(this.redis.client, [refund.entry]);
+  }
+
+  async getRunSpending(subjectId: string, runId: string): Promise<Record<string, number>> {
+    const fields = await redisCall(
+      this.redis.client.hgetall(RedisKeys.runSpending(subjectId, runId)),
+    );
+    const spending: Record<string, number> = {};
+    for (const [field, value] of Object.entries(fields)) {
+      if (field.startsWith('tool:') && Number(value) > 0) spending[field.slice(5)] = Number(value);
+    }
+    return spending;
+  }
+
+  async deleteRunSpending(subjectId: string, runId: string): Promise<void> {
+    await redisCall(this.redis.client.del(RedisKeys.runSpending(subjectId, runId)));
   }
 
   async getUsage(keyId: string, day: string): Promise<number> {

@@ -15,6 +15,13 @@ export const USAGE_MIGRATIONS = [
      failed INTEGER NOT NULL DEFAULT 0,
      PRIMARY KEY (key_id, day, tool)
    ) WITHOUT ROWID;`,
+  // What each run spent on each tool (its budget is the run's record's).
+  `CREATE TABLE run_spending (
+     run_id TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     credits INTEGER NOT NULL,
+     PRIMARY KEY (run_id, tool)
+   ) WITHOUT ROWID;`,
 ];
 
 /** A key's calls of a tool on a day, summed over one group commit. */

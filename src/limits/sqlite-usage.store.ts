@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
+import { INSERT_LEDGER_ENTRY, LEDGER_MIGRATIONS, ledgerValues } from '../ledger';
 import { usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
 import { type Tally, type ToolCount, USAGE_MIGRATIONS } from './sqlite-usage.schema';
+import { decide } from './quota-decision';
 import {
   dayBefore,
   DayUsage,
@@ -35,6 +37,7 @@ export class SqliteUsageStore extends UsageStore {
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
     sqlite.ensureSchema('usage', USAGE_MIGRATIONS);
+    sqlite.ensureSchema('ledger', LEDGER_MIGRATIONS);
     const { counters } = sqlite;
     // A group commit's counts are decided in memory, under its write lock, from the counters read
     // once in it, and written once each at its end (see countBatch), in the VALUES form, which
@@ -64,6 +67,19 @@ export class SqliteUsageStore extends UsageStore {
          ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1,
            credits = MAX(0, credits - ?)`,
       ),
+      insertEntry: counters.prepare(INSERT_LEDGER_ENTRY),
+      runSpent: counters
+        .prepare('SELECT COALESCE(SUM(credits), 0) FROM run_spending WHERE run_id = ?')
+        .pluck(),
+      runSpending: counters.prepare('SELECT tool, credits FROM run_spending WHERE run_id = ?'),
+      countRun: counters.prepare(
+        `INSERT INTO run_spending (run_id, tool, credits) VALUES (?, ?, ?)
+         ON CONFLICT(run_id, tool) DO UPDATE SET credits = credits + excluded.credits`,
+      ),
+      refundRun: counters.prepare(
+        'UPDATE run_spending SET credits = MAX(0, credits - ?) WHERE run_id = ? AND tool = ?',
+      ),
+      deleteRun: counters.prepare('DELETE FROM run_spending WHERE run_id = ?'),
       countFailure: counters.prepare(
         `INSERT INTO usage_by_tool (key_id, day, tool, failed) VALUES (?, ?, ?, 1)
          ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1`,
@@ -147,12 +163,16 @@ export class SqliteUsageStore extends UsageStore {
     const days = new Map<string, Tally>();
     const months = new Map<string, Tally>();
     const tools = new Map<string, ToolCount>();
+    const runs = new Map<string, Tally>();
     const results = batch.map(({ keyId, charge }) => {
       this.pruneOldUsage(charge.day);
       const day = this.tally(days, this.stmt.usage, keyId, charge.day);
       const month = this.tally(months, this.stmt.monthUsage, keyId, charge.month);
-      const result = decide(charge, day, month);
+      const run = charge.run && this.runTally(runs, charge.run.id);
+      const result = decide(charge, day, month, run);
       if (result.allowed) {
+        if (charge.run) this.stmt.countRun.run(charge.run.id, charge.tool, charge.cost);
+        if (charge.entry) this.stmt.insertEntry.run(...ledgerValues(charge.entry));
         const at = `${keyId} ${charge.day} ${charge.tool}`;
         const count = tools.get(at) ?? {
           keyId,
@@ -179,6 +199,17 @@ export class SqliteUsageStore extends UsageStore {
     return results;
   }
 
+  /** What a run has spent, in this group commit: read at its first use. */
+  private runTally(tallies: Map<string, Tally>, runId: string): Tally {
+    let tally = tallies.get(runId);
+    if (!tally) {
+      const spent = this.stmt.runSpent.get(runId) as number;
+      tally = { keyId: runId, period: '', read: spent, used: spent };
+      tallies.set(runId, tally);
+    }
+    return tally;
+  }
+
   /** A key's counter of a day or month in this group commit: read at its first use. */
   private tally(
     tallies: Map<string, Tally>,
@@ -196,35 +227,42 @@ export class SqliteUsageStore extends UsageStore {
     return tally;
   }
 
-  private dayUsed(keyId: string, day: string): number {
-    return (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0;
-  }
-
-  private monthUsed(keyId: string, month: string): number {
-    return (this.stmt.monthUsage.get(keyId, month) as number | undefined) ?? 0;
-  }
-
   countFailure(keyId: string, day: string, tool: string): Promise<void> {
     return this.sqlite.run(() => {
       this.stmt.countFailure.run(keyId, day, tool);
     });
   }
 
-  /** In a group commit, like the counts it gives back. */
-  refund(keyId: string, { day, month, tool, credits }: Refund): Promise<void> {
+  /** In a group commit, like the counts it gives back, with its ledger entry. */
+  refund(keyId: string, { day, month, tool, credits, runId, entry }: Refund): Promise<void> {
     return this.sqlite.groupCommit(() => {
       this.stmt.refundDay.run(credits, keyId, day);
       this.stmt.refundMonth.run(credits, keyId, month);
       this.stmt.refundTool.run(keyId, day, tool, credits);
+      if (runId) this.stmt.refundRun.run(credits, runId, tool);
+      if (entry) this.stmt.insertEntry.run(...ledgerValues(entry));
     });
   }
 
+  getRunSpending(_subjectId: string, runId: string): Promise<Record<string, number>> {
+    return this.sqlite.run(() => {
+      const rows = this.stmt.runSpending.all(runId) as { tool: string; credits: number }[];
+      return Object.fromEntries(rows.map((row) => [row.tool, row.credits]));
+    });
+  }
+
+  deleteRunSpending(_subjectId: string, runId: string): Promise<void> {
+    return this.sqlite.groupCommit(() => void this.stmt.deleteRun.run(runId));
+  }
+
   getUsage(keyId: string, day: string): Promise<number> {
-    return this.sqlite.run(() => this.dayUsed(keyId, day));
+    return this.sqlite.run(() => (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0);
   }
 
   getMonthUsage(keyId: string, month: string): Promise<number> {
-    return this.sqlite.run(() => this.monthUsed(keyId, month));
+    return this.sqlite.run(
+      () => (this.stmt.monthUsage.get(keyId, month) as number | undefined) ?? 0,
+    );
   }
 
   /**
@@ -263,23 +301,4 @@ export class SqliteUsageStore extends UsageStore {
       return days.map((day) => ({ used: totals.get(day) ?? 0, byTool: byDay.get(day) ?? {} }));
     });
   }
-}
-
-/**
- * One call against its day's and month's credits: the month first (its refusal wins when both
- * would refuse), then the day; charged to both, or to neither. The month is counted whether or
- * not a monthly limit applies, so that one set mid-month meets the month's whole spend.
- */
-function decide(charge: QuotaCharge, day: Tally, month: Tally): QuotaResult {
-  const { cost, dailyLimit, monthlyLimit } = charge;
-  const monthUsed = () => (monthlyLimit === null ? null : month.used);
-  if (monthlyLimit !== null && month.used + cost > monthlyLimit) {
-    return { allowed: false, used: day.used, monthUsed: month.used, refused: 'monthly' };
-  }
-  if (dailyLimit !== null && day.used + cost > dailyLimit) {
-    return { allowed: false, used: day.used, monthUsed: monthUsed(), refused: 'daily' };
-  }
-  day.used += cost;
-  month.used += cost;
-  return { allowed: true, used: day.used, monthUsed: monthUsed() };
 }

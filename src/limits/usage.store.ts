@@ -1,3 +1,5 @@
+import type { LedgerEntry } from '../ledger';
+
 /** Usage counters are kept this many days (the usage history reaches back as far). */
 export const USAGE_KEEP_DAYS = 90;
 
@@ -22,6 +24,16 @@ export interface QuotaCharge {
   monthlyLimit: number | null;
   cost: number;
   tool: string;
+  /** A run's token calls: the run, and its budget, which the call must fit as well. */
+  run?: RunBudget;
+  /** The ledger's entry of the call, written with its count (absent: none, as in the stores' specs). */
+  entry?: LedgerEntry;
+}
+
+/** A run the call is made in: its budget, against what the run has spent. */
+export interface RunBudget {
+  id: string;
+  budget: number;
 }
 
 export interface QuotaResult {
@@ -31,8 +43,10 @@ export interface QuotaResult {
   used: number;
   /** Credits counted for the key in that month (null when no monthly limit applies). */
   monthUsed: number | null;
-  /** Which limit refused it; the monthly one when both would. */
-  refused?: 'daily' | 'monthly';
+  /** Which limit refused it: the month first, then the day, then the run's budget. */
+  refused?: 'daily' | 'monthly' | 'run';
+  /** What the call's run has spent, this call's included when allowed (a run's call only). */
+  runSpent?: number;
 }
 
 /**
@@ -46,6 +60,10 @@ export interface Refund {
   month: string;
   tool: string;
   credits: number;
+  /** The run it was charged to, which gets the credits back too. */
+  runId?: string | null;
+  /** The ledger's refund entry (negative credits), written with the refund. */
+  entry?: LedgerEntry;
 }
 
 /** What a key spent on one tool on one day. */
@@ -92,6 +110,10 @@ export abstract class UsageStore {
   abstract moveUsage(from: string, to: string, today: string): Promise<void>;
   /** Deletes every counter of the key (its usage history, up to `today`). */
   abstract deleteUsage(keyId: string, today: string): Promise<void>;
+  /** What a run of the subject has spent, per tool (none: `{}`). */
+  abstract getRunSpending(subjectId: string, runId: string): Promise<Record<string, number>>;
+  /** Forgets what a run spent (the run itself is gone). */
+  abstract deleteRunSpending(subjectId: string, runId: string): Promise<void>;
 }
 
 /** The UTC days of the usage history up to `today`, and the months they fall in. */

@@ -1,12 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestScope } from '../kernel/http/request-scope';
-import type { Payer } from '../limits';
+import type { Payer, RunBudget } from '../limits';
 import type { ApiKeyRecord } from './key.store';
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 
 /** A key as the request pipeline sees it: never the hash, never the secret. */
 export interface AuthenticatedKey extends Omit<ApiKeyRecord, 'hash' | 'previous_hash'> {
   kind: 'key';
+  /** A run's token calls: the run its calls also count against (the key is its parent). */
+  run?: RunBudget;
 }
 
 /**

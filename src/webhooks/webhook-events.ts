@@ -120,6 +120,23 @@ export const WEBHOOK_EVENT_TYPES = {
       resets_at: time,
     }),
   },
+  'run.budget_threshold': {
+    description:
+      "A run's spending crossed 80 % or 100 % of its budget: once per run and threshold.",
+    data: object({
+      run: object({ id: string, parent: { type: 'object' }, label: nullableString }),
+      threshold: { type: 'integer', enum: [80, 100] },
+      budget: { type: 'integer' },
+      spent: { type: 'integer' },
+    }),
+  },
+  'run.ended': {
+    description:
+      'A run ended: deleted, expired (seen at its next call or list), or its parent revoked or disabled.',
+    data: object({
+      run: { type: 'object', description: 'The run as GET /api/v1/runs/<id> shows it.' },
+    }),
+  },
 } satisfies Record<string, { description: string; data: Schema }>;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;

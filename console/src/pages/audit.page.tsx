@@ -37,6 +37,9 @@ const ACTION_NAMES: Record<Action, true> = {
   'webhook.secret_rotated': true,
   'webhook.deleted': true,
   'webhook.disabled': true,
+  'run.created': true,
+  'run.updated': true,
+  'run.deleted': true,
 };
 const ACTIONS = Object.keys(ACTION_NAMES) as Action[];
 const ACTOR = /^(key_[0-9a-f]{16}|prn_[0-9a-f]{32}|cli)$/;

@@ -19,6 +19,10 @@ import { AdminUsageController } from './admin-usage.controller';
 import { AdminListsController } from './admin-lists.controller';
 import { AdminCatalogController } from './admin-catalog.controller';
 import { WebhookDeliveryModule, WebhooksModule } from '../../webhooks';
+import { RunsModule, RunsUpkeepModule } from '../../runs';
+import { RunsController } from './runs.controller';
+import { LedgerModule } from '../../ledger';
+import { LedgerController } from './ledger.controller';
 import { WebhooksController } from './webhooks.controller';
 
 /**
@@ -65,6 +69,13 @@ export class ToolsRoutesModule {}
   controllers: [AdminUsageController, AdminListsController, AdminCatalogController],
 })
 export class ReportsRoutesModule {}
+
+/** The run and ledger routes, and the purge of ended runs: the server's only. */
+@Module({
+  imports: [RunsModule, RunsUpkeepModule, LedgerModule],
+  controllers: [RunsController, LedgerController],
+})
+export class RunsRoutesModule {}
 
 /** The webhook routes, and the sender of the outbox: the server's only. */
 @Module({

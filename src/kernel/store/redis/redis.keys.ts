@@ -9,6 +9,12 @@
  *   {<id>}:month:<YYYY-MM>       string  credits counted that UTC month (expires 35 days after
  *                                        its first call)
  *   {<id>}:tools:<UTC day>       hash    `<tool>:calls|credits|failed` of that day (91 days)
+ *   {<id>}:runspent:<run id>     hash    what a run of the subject spent: `spent`, `tool:<tool>`
+ *   {<id>}:ledger, {<id>}:ledger:ids   hash, zset  the subject's ledger entries (src/ledger/)
+ *   {<id>}:run:<run id>          hash    a run's record; {rh:<sha256>} its token's lookup
+ *   {<id>}:runs                  zset    `<created_at> <run id>` of the subject's runs
+ *   {runs}:index                 zset    `<created_at> <subject> <run id>` of every run
+ *   {ledger}:index               zset    `<entry id> <subject>` of every entry (by time)
  *   {<id>}:rate:<throttler>:bucket  hash  the key's rate-limit token bucket (src/limits/)
  *   {<id>}:idem, {<id>}:idem:expiry, {<id>}:idem:bytes   idempotency entries, their expiry
  *                                        times, the bytes they count
@@ -49,6 +55,8 @@ export const RedisKeys = {
   quota: (id: string, day: string) => `${tag(id)}:quota:${day}`,
   monthlyQuota: (id: string, month: string) => `${tag(id)}:month:${month}`,
   toolUsage: (id: string, day: string) => `${tag(id)}:tools:${day}`,
+  /** What a run of the subject spent (`spent`, `tool:<tool>`), in the subject's slot. */
+  runSpending: (id: string, runId: string) => `${tag(id)}:runspent:${runId}`,
   /** The base of a key's rate-limit bucket; the rate storage appends `:<throttler>:bucket`. */
   rate: (id: string) => `${tag(id)}:rate`,
   idempotency: (id: string): [entries: string, expiry: string, bytes: string] => [

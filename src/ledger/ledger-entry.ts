@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+
+/** How a counted call reached the service. */
+export type LedgerTransport = 'rest' | 'mcp' | 'stdio';
+
+/**
+ * One counted call (`charge`) or one refund (`refund`, negative credits): what a bill is built
+ * from. Written by the usage store in the very step that counts it (docs/runs-and-ledger.md).
+ */
+export interface LedgerEntry {
+  /** `le_`, 12 hex digits of its time in ms, 20 random ones: unique, and in time order. */
+  id: string;
+  /** RFC 3339, ms. */
+  at: string;
+  subject: { kind: 'key' | 'principal'; id: string; external_id: string | null };
+  run_id: string | null;
+  tool: string;
+  credits: number;
+  kind: 'charge' | 'refund';
+  transport: LedgerTransport;
+  request_id: string | null;
+  idempotency_key: string | null;
+  invocation_id: string | null;
+}
+
+/** A new entry id for an entry made at `atMs` (see LedgerEntry.id). */
+export function newLedgerId(atMs: number): string {
+  const random = randomUUID().replace(/-/g, '');
+  return `le_${ledgerIdTime(atMs)}${random.slice(0, 12)}${random.slice(13, 16)}${random.slice(17, 22)}`;
+}
+
+/** The time part of the ids of entries made at `atMs`: ids compare as their times do. */
+export function ledgerIdTime(atMs: number): string {
+  return Math.max(0, Math.floor(atMs)).toString(16).padStart(12, '0');
+}
+
+/** The first id an entry made at or after `atMs` may have: what a range by time starts from. */
+export function ledgerIdFrom(atMs: number): string {
+  return `le_${ledgerIdTime(atMs)}`;
+}
+
+/** The columns of an entry, in its field order, its subject flattened (CSV and SQLite alike). */
+export const LEDGER_COLUMNS = [
+  'id',
+  'at',
+  'subject_kind',
+  'subject_id',
+  'external_id',
+  'run_id',
+  'tool',
+  'credits',
+  'kind',
+  'transport',
+  'request_id',
+  'idempotency_key',
+  'invocation_id',
+] as const;
+
+/** An entry as a row of LEDGER_COLUMNS. */
+export type LedgerRow = Record<(typeof LEDGER_COLUMNS)[number], string | number | null>;
+
+export function ledgerRow(entry: LedgerEntry): LedgerRow {
+  return {
+    id: entry.id,
+    at: entry.at,
+    subject_kind: entry.subject.kind,
+    subject_id: entry.subject.id,
+    external_id: entry.subject.external_id,
+    run_id: entry.run_id,
+    tool: entry.tool,
+    credits: entry.credits,
+    kind: entry.kind,
+    transport: entry.transport,
+    request_id: entry.request_id,
+    idempotency_key: entry.idempotency_key,
+    invocation_id: entry.invocation_id,
+  };
+}
+
+export function entryOfRow(row: LedgerRow): LedgerEntry {
+  return {
+    id: String(row.id),
+    at: String(row.at),
+    subject: {
+      kind: row.subject_kind as 'key' | 'principal',
+      id: String(row.subject_id),
+      external_id: row.external_id === null ? null : String(row.external_id),
+    },
+    run_id: row.run_id === null ? null : String(row.run_id),
+    tool: String(row.tool),
+    credits: Number(row.credits),
+    kind: row.kind as 'charge' | 'refund',
+    transport: row.transport as LedgerTransport,
+    request_id: row.request_id === null ? null : String(row.request_id),
+    idempotency_key: row.idempotency_key === null ? null : String(row.idempotency_key),
+    invocation_id: row.invocation_id === null ? null : String(row.invocation_id),
+  };
+}
+
+/**
+ * The ledger's table on the embedded store. Written by the usage store on its counters connection,
+ * in the transaction that counts the call; `id` orders it by time.
+ */
+export const LEDGER_MIGRATIONS = [
+  `CREATE TABLE ledger_entries (
+     id TEXT PRIMARY KEY,
+     at TEXT NOT NULL,
+     subject_kind TEXT NOT NULL,
+     subject_id TEXT NOT NULL,
+     external_id TEXT,
+     run_id TEXT,
+     tool TEXT NOT NULL,
+     credits INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     transport TEXT NOT NULL,
+     request_id TEXT,
+     idempotency_key TEXT,
+     invocation_id TEXT
+   ) WITHOUT ROWID;
+   CREATE INDEX ledger_by_subject ON ledger_entries (subject_id, id);
+   CREATE INDEX ledger_by_run ON ledger_entries (run_id, id) WHERE run_id IS NOT NULL;
+   CREATE INDEX ledger_by_external ON ledger_entries (external_id, id) WHERE external_id IS NOT NULL;`,
+];
+
+/** The INSERT of one entry, its values in LEDGER_COLUMNS order. */
+export const INSERT_LEDGER_ENTRY = `INSERT INTO ledger_entries (${LEDGER_COLUMNS.join(', ')})
+  VALUES (${LEDGER_COLUMNS.map(() => '?').join(', ')})`;
+
+export function ledgerValues(entry: LedgerEntry): (string | number | null)[] {
+  const row = ledgerRow(entry);
+  return LEDGER_COLUMNS.map((column) => row[column]);
+}
+
+/**
+ * Redis: a subject's entries live in its hash tag, beside its counters, written by the script that
+ * counts the call: `{<subject>}:ledger` (hash: id -> the entry's JSON) and `{<subject>}:ledger:ids`
+ * (zset, score 0, by id: by time). The time index `{ledger}:index` (zset, score 0, members
+ * `<id> <subject id>`) is written right after; a page by time across subjects reads it.
+ */
+export const LedgerKeys = {
+  entries: (subjectId: string) => `{${subjectId}}:ledger`,
+  ids: (subjectId: string) => `{${subjectId}}:ledger:ids`,
+  index: '{ledger}:index',
+  indexMember: (entry: Pick<LedgerEntry, 'id' | 'subject'>) => `${entry.id} ${entry.subject.id}`,
+};

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { Clock, SystemClock } from '../kernel/common/clock';
+import { LEDGER_STORES } from './ledger.stores';
+import { LedgerService } from './ledger.service';
+
+/**
+ * Reading the ledger: its pages and ranges (the usage store writes it, src/limits/). It imports no
+ * feature: the limits import its entry's shape, so it cannot import theirs.
+ */
+@Module({
+  providers: [...LEDGER_STORES, LedgerService, { provide: Clock, useClass: SystemClock }],
+  exports: [LedgerService, ...LEDGER_STORES],
+})
+export class LedgerModule {}

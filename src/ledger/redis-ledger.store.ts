@@ -1,0 +1,131 @@
+import { redisCall } from '../kernel/store/redis/redis.connection';
+import type { RedisDatabase } from '../kernel/store/redis/redis.database';
+import { ledgerIdFrom, LedgerEntry, LedgerKeys } from './ledger-entry';
+import { LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
+
+/** Ids read at once from an index. */
+const CHUNK = 500;
+
+/** Whether an entry passes a query's filters (the index gives the range by time). */
+function passes(entry: LedgerEntry, query: LedgerQuery): boolean {
+  return (
+    (query.subjectId === undefined || entry.subject.id === query.subjectId) &&
+    (query.externalId === undefined || entry.subject.external_id === query.externalId) &&
+    (query.runId === undefined || entry.run_id === query.runId) &&
+    (query.tool === undefined || entry.tool === query.tool)
+  );
+}
+
+/**
+ * The ledger in Redis: each entry in its subject's slot (written by the script that counts it),
+ * found by time through the subject's id set or, across subjects, the time index.
+ */
+export class RedisLedgerStore extends LedgerStore {
+  constructor(private readonly redis: RedisDatabase) {
+    super();
+  }
+
+  /**
+   * Reads the range's ids a chunk at a time (the subject's set, else the time index), then their
+   * entries from each subject's hash, until `limit` pass the filters.
+   */
+  async page(query: LedgerQuery, limit: number): Promise<LedgerEntry[]> {
+    const found: LedgerEntry[] = [];
+    let after = query.after;
+    for (;;) {
+      const members = await this.range(query, after);
+      const entries = await this.entriesOf(members, query.subjectId);
+      for (const entry of entries) {
+        if (entry && passes(entry, query)) found.push(entry);
+        if (found.length === limit) return found;
+      }
+      if (members.length < CHUNK) return found;
+      after = members[members.length - 1].split(' ')[0];
+    }
+  }
+
+  /** Ids of the range after `after`: `<id>` of a subject's set, `<id> <subject>` of the index. */
+  private range(query: LedgerQuery, after: string | undefined): Promise<string[]> {
+    const key = query.subjectId === undefined ? LedgerKeys.index : LedgerKeys.ids(query.subjectId);
+    // A member of the index is `<id> <subject>`: after `<id>` means past every member it starts.
+    const start = after === undefined ? `[${ledgerIdFrom(query.fromMs)}` : `(${after}~`;
+    return redisCall(
+      this.redis.client.zrangebylex(key, start, `(${ledgerIdFrom(query.toMs)}`, 'LIMIT', 0, CHUNK),
+    );
+  }
+
+  private async entriesOf(
+    members: string[],
+    subjectId: string | undefined,
+  ): Promise<(LedgerEntry | undefined)[]> {
+    const pipeline = this.redis.client.pipeline();
+    for (const member of members) {
+      const [id, subject] = subjectId === undefined ? member.split(' ') : [member, subjectId];
+      pipeline.hget(LedgerKeys.entries(subject), id);
+    }
+    const replies = members.length ? await redisCall(pipeline.exec()) : [];
+    return (replies ?? []).map(([, json]) =>
+      typeof json === 'string' ? (JSON.parse(json) as LedgerEntry) : undefined,
+    );
+  }
+
+  async purge(beforeMs: number, limit: number): Promise<number> {
+    const { client } = this.redis;
+    const members = await redisCall(
+      client.zrangebylex(LedgerKeys.index, '-', `(${ledgerIdFrom(beforeMs)}`, 'LIMIT', 0, limit),
+    );
+    for (const member of members) {
+      const [id, subject] = member.split(' ');
+      await redisCall(client.hdel(LedgerKeys.entries(subject), id));
+      await redisCall(client.zrem(LedgerKeys.ids(subject), id));
+    }
+    if (members.length) await redisCall(client.zrem(LedgerKeys.index, ...members));
+    return members.length;
+  }
+
+  async sums(subjectId: string, fromMs: number, toMs: number): Promise<LedgerSums> {
+    const sums = { charges: 0, credits: 0 };
+    for await (const entry of this.stream({ fromMs, toMs, subjectId })) {
+      sums.credits += entry.credits;
+      if (entry.kind === 'charge') sums.charges += 1;
+    }
+    return sums;
+  }
+
+  async subjects(fromMs: number, toMs: number): Promise<string[]> {
+    const subjects = new Set<string>();
+    let start = `[${ledgerIdFrom(fromMs)}`;
+    for (;;) {
+      const members = await redisCall(
+        this.redis.client.zrangebylex(
+          LedgerKeys.index,
+          start,
+          `(${ledgerIdFrom(toMs)}`,
+          'LIMIT',
+          0,
+          CHUNK,
+        ),
+      );
+      for (const member of members) subjects.add(member.split(' ')[1]);
+      if (members.length < CHUNK) return [...subjects];
+      start = `(${members[members.length - 1]}`;
+    }
+  }
+
+  async reindex(subjectId: string): Promise<number> {
+    const { client } = this.redis;
+    let added = 0;
+    let start = '-';
+    for (;;) {
+      const ids = await redisCall(
+        client.zrangebylex(LedgerKeys.ids(subjectId), start, '+', 'LIMIT', 0, CHUNK),
+      );
+      if (ids.length) {
+        const members = ids.flatMap((id) => [0, `${id} ${subjectId}`]);
+        added += await redisCall(client.zadd(LedgerKeys.index, ...members));
+      }
+      if (ids.length < CHUNK) return added;
+      start = `(${ids[ids.length - 1]}`;
+    }
+  }
+}

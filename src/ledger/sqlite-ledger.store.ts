@@ -1,0 +1,81 @@
+import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
+import {
+  entryOfRow,
+  LEDGER_MIGRATIONS,
+  ledgerIdFrom,
+  LedgerEntry,
+  LedgerRow,
+} from './ledger-entry';
+import { LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
+
+/** The ledger's table in the embedded store, read by id (time) ranges and its indexes. */
+export class SqliteLedgerStore extends LedgerStore {
+  private readonly pages = new Map<string, Database.Statement>();
+  private readonly stmt: Record<string, Database.Statement>;
+
+  constructor(private readonly sqlite: SqliteDatabase) {
+    super();
+    sqlite.ensureSchema('ledger', LEDGER_MIGRATIONS);
+    const { db } = sqlite;
+    this.stmt = {
+      purge: db.prepare(
+        `DELETE FROM ledger_entries WHERE id IN
+           (SELECT id FROM ledger_entries WHERE id < ? ORDER BY id LIMIT ?)`,
+      ),
+      sums: db.prepare(
+        `SELECT COUNT(*) FILTER (WHERE kind = 'charge') AS charges,
+           COALESCE(SUM(credits), 0) AS credits
+         FROM ledger_entries WHERE subject_id = ? AND id >= ? AND id < ?`,
+      ),
+      subjects: db
+        .prepare('SELECT DISTINCT subject_id FROM ledger_entries WHERE id >= ? AND id < ?')
+        .pluck(),
+    };
+  }
+
+  page(query: LedgerQuery, limit: number): Promise<LedgerEntry[]> {
+    const where = ['id >= @from', 'id < @to'];
+    if (query.after !== undefined) where.push('id > @after');
+    if (query.subjectId !== undefined) where.push('subject_id = @subjectId');
+    if (query.externalId !== undefined) where.push('external_id = @externalId');
+    if (query.runId !== undefined) where.push('run_id = @runId');
+    if (query.tool !== undefined) where.push('tool = @tool');
+    const sql = `SELECT * FROM ledger_entries WHERE ${where.join(' AND ')} ORDER BY id LIMIT @limit`;
+    let statement = this.pages.get(sql);
+    if (!statement) this.pages.set(sql, (statement = this.sqlite.db.prepare(sql)));
+    const prepared = statement;
+    const values: Record<string, string | number> = {
+      from: ledgerIdFrom(query.fromMs),
+      to: ledgerIdFrom(query.toMs),
+      limit,
+    };
+    for (const name of ['after', 'subjectId', 'externalId', 'runId', 'tool'] as const) {
+      const value = query[name];
+      if (value !== undefined) values[name] = value;
+    }
+    return this.sqlite.run(() => (prepared.all(values) as LedgerRow[]).map(entryOfRow));
+  }
+
+  purge(beforeMs: number, limit: number): Promise<number> {
+    return this.sqlite.groupCommit(
+      () => this.stmt.purge.run(ledgerIdFrom(beforeMs), limit).changes,
+    );
+  }
+
+  sums(subjectId: string, fromMs: number, toMs: number): Promise<LedgerSums> {
+    return this.sqlite.run(
+      () => this.stmt.sums.get(subjectId, ledgerIdFrom(fromMs), ledgerIdFrom(toMs)) as LedgerSums,
+    );
+  }
+
+  subjects(fromMs: number, toMs: number): Promise<string[]> {
+    return this.sqlite.run(
+      () => this.stmt.subjects.all(ledgerIdFrom(fromMs), ledgerIdFrom(toMs)) as string[],
+    );
+  }
+
+  reindex(): Promise<number> {
+    return Promise.resolve(0);
+  }
+}

@@ -1,0 +1,280 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { AuditService, type AuditActor } from '../audit';
+import { hasScope } from '../auth';
+import { Clock } from '../kernel/common/clock';
+import { ApiError, ValidationFailed } from '../kernel/errors/api-error';
+import { labelProblem } from '../kernel/common/text';
+import { UsageStore } from '../limits';
+import { PrincipalsService } from '../oauth';
+import { KeysService } from '../subjects';
+import type { AuthenticatedPrincipal, Caller } from '../subjects';
+import { WebhooksService } from '../webhooks';
+import {
+  defaultRunScopes,
+  effectiveRunScopes,
+  hashRunToken,
+  isRunScope,
+  newRunId,
+  newRunToken,
+  RUN_TOKEN_PATTERN,
+} from './run-access';
+import { RunEndReason, RunRecord, RunStatus, RunStore, runStatus } from './run.store';
+import {
+  CreatedRun,
+  CreateRunInput,
+  RUN_METADATA,
+  RUN_TTL,
+  RunPage,
+  RunView,
+  UpdateRunInput,
+} from './runs.dto';
+
+/** Active runs a parent may have at once. */
+export const MAX_ACTIVE_RUNS = 1000;
+/** Ended and expired runs are kept this many days. */
+export const RUNS_KEEP_DAYS = 30;
+export const RUN_NOT_FOUND = 'Run not found';
+export const RUN_ENDED = 'Run has ended.';
+
+/** What a run's token opens: its parent as the caller, or a run that has ended. */
+export type RunAccess = { caller: Caller } | { ended: true } | undefined;
+
+/** Who may see and change a run: its parent, and callers holding the admin scope. */
+function mayReach(caller: Caller, run: RunRecord, admin: 'admin:read' | 'admin:write'): boolean {
+  return (!caller.run && caller.id === run.parent.id) || hasScope(caller.scopes, admin);
+}
+
+/**
+ * Runs (docs/runs-and-ledger.md): a budget of credits and a token a key or a principal hands an
+ * agent for one task. The run's calls are its parent's (its rate, credits and scopes) and count
+ * against the run's budget in the same step of the store (UsageStore).
+ */
+@Injectable()
+export class RunsService {
+  private readonly logger = new Logger('Runs');
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly usage: UsageStore,
+    private readonly keys: KeysService,
+    private readonly principals: PrincipalsService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    @Optional() @Inject(WebhooksService) private readonly webhooks?: WebhooksService,
+  ) {}
+
+  async create(caller: Caller, input: CreateRunInput, actor: AuditActor): Promise<CreatedRun> {
+    if (caller.run) throw new ApiError(403, 'A run cannot create runs.');
+    const scopes = input.scopes ?? defaultRunScopes(caller.scopes);
+    const refused = scopes.find((scope) => !isRunScope(scope) || !hasScope(caller.scopes, scope));
+    if (refused !== undefined) {
+      throw new ApiError(403, `A run may only hold tool scopes its creator holds: '${refused}'.`);
+    }
+    if (!scopes.length) throw new ApiError(403, 'The creator holds no tool scope to give a run.');
+    const metadata = checkedMetadata(input.metadata);
+    const now = this.clock.now();
+    const token = newRunToken();
+    const ttl = input.ttl_seconds ?? RUN_TTL.default;
+    const run: RunRecord = {
+      id: newRunId(now.getTime()),
+      token_hash: hashRunToken(token),
+      parent: { kind: caller.kind, id: caller.id },
+      budget: input.budget,
+      scopes,
+      label: input.label ?? null,
+      metadata,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + ttl * 1000).toISOString(),
+      ended_at: null,
+      ended_reason: null,
+    };
+    if (!(await this.store.insert(run, MAX_ACTIVE_RUNS))) {
+      throw new ApiError(429, 'Too many active runs.');
+    }
+    await this.audit.record(actor, 'run.created', run.id, {
+      budget: run.budget,
+      scopes,
+      expires_at: run.expires_at,
+    });
+    return { ...this.view(run, {}), token };
+  }
+
+  async list(
+    caller: Caller,
+    query: { parent?: string; status?: RunStatus; before?: string; limit: number },
+  ): Promise<RunPage> {
+    const admin = hasScope(caller.scopes, 'admin:read');
+    const parentId = admin ? query.parent : caller.id;
+    if (caller.run) return { runs: [], next_cursor: null };
+    const now = this.clock.now().toISOString();
+    const runs = await this.store.list({ ...query, parentId, now, limit: query.limit + 1 });
+    const page = runs.slice(0, query.limit);
+    return {
+      runs: page.map((run) => this.view(run)),
+      next_cursor: runs.length > query.limit ? page[page.length - 1].id : null,
+    };
+  }
+
+  async get(caller: Caller, id: string): Promise<RunView> {
+    const run = await this.reachable(caller, id, 'admin:read');
+    const spending = await this.usage.getRunSpending(run.parent.id, run.id);
+    return this.view(run, spending);
+  }
+
+  async update(
+    caller: Caller,
+    id: string,
+    input: UpdateRunInput,
+    actor: AuditActor,
+  ): Promise<RunView> {
+    await this.reachable(caller, id, 'admin:write');
+    const changes = { budget: input.budget, label: input.label };
+    for (const name of ['budget', 'label'] as const) {
+      if (changes[name] === undefined) delete changes[name];
+    }
+    const after = await this.store.update(id, changes);
+    if (!after) throw new ApiError(404, RUN_NOT_FOUND);
+    if (Object.keys(changes).length) await this.audit.record(actor, 'run.updated', id, changes);
+    return this.get(caller, id);
+  }
+
+  /** Ends a run at once: its token is refused from the next call on, on every instance. */
+  async remove(caller: Caller, id: string, actor: AuditActor): Promise<RunView> {
+    const run = await this.reachable(caller, id, 'admin:write');
+    const ended = await this.end(run, 'deleted');
+    if (ended) await this.audit.record(actor, 'run.deleted', id, {});
+    return this.get(caller, id);
+  }
+
+  /** What a presented `sk_run_` token opens (undefined: no run has it). */
+  async authenticate(token: string): Promise<RunAccess> {
+    if (!RUN_TOKEN_PATTERN.test(token)) return undefined;
+    const run = await this.store.findByHash(hashRunToken(token));
+    if (!run) return undefined;
+    const now = this.clock.now();
+    if (run.ended_at !== null) return { ended: true };
+    if (run.expires_at <= now.toISOString()) {
+      await this.end(run, 'expired');
+      return { ended: true };
+    }
+    const parent = await this.parentOf(run);
+    if (typeof parent === 'string') {
+      await this.end(run, parent);
+      return { ended: true };
+    }
+    const scopes = effectiveRunScopes(run.scopes, parent.scopes);
+    return { caller: { ...parent, scopes, run: { id: run.id, budget: run.budget } } };
+  }
+
+  /** The parent as a caller, or why the run ends (its parent is gone or off). */
+  private async parentOf(run: RunRecord): Promise<Caller | RunEndReason> {
+    const now = this.clock.now().toISOString();
+    if (run.parent.kind === 'key') {
+      const key = await this.keys.find(run.parent.id);
+      if (!key || key.revoked_at || (key.expires_at !== null && key.expires_at <= now)) {
+        return 'parent_revoked';
+      }
+      if (!key.enabled) return 'parent_disabled';
+      const { hash: _hash, previous_hash: _previous, ...fields } = key;
+      return { kind: 'key', ...fields };
+    }
+    const principal = await this.principals.find(run.parent.id);
+    if (!principal) return 'parent_revoked';
+    if (!principal.enabled) return 'parent_disabled';
+    const caller: AuthenticatedPrincipal = {
+      kind: 'principal',
+      id: principal.id,
+      issuer: principal.issuer,
+      subject: principal.subject,
+      client_id: principal.client_id,
+      scopes: principal.scopes ?? ['*'],
+      expires_at: run.expires_at,
+      plan: this.principals.planOf(principal),
+      daily_limit: principal.daily_limit,
+      monthly_limit: principal.monthly_limit,
+      rate_limit: principal.rate_limit,
+      revision: principal.revision,
+    };
+    return caller;
+  }
+
+  /** Ends a run (the first end stands) and tells the webhooks; false when it had ended. */
+  private async end(run: RunRecord, reason: RunEndReason): Promise<boolean> {
+    const after = await this.store.end(run.id, reason, this.clock.now().toISOString());
+    if (!after) return false;
+    const spending = await this.usage.getRunSpending(run.parent.id, run.id);
+    await this.webhooks
+      ?.publish('run.ended', {
+        run: this.view(after, spending) as unknown as Record<string, unknown>,
+      })
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'run.ended not stored'));
+    return true;
+  }
+
+  /** Forgets the runs ended more than 30 days ago, and what they spent. */
+  async purge(): Promise<number> {
+    const before = new Date(this.clock.nowMs() - RUNS_KEEP_DAYS * 86_400_000).toISOString();
+    let purged = 0;
+    for (;;) {
+      const runs = await this.store.purge(before, 500);
+      for (const run of runs) await this.usage.deleteRunSpending(run.parent.id, run.id);
+      purged += runs.length;
+      if (runs.length < 500) return purged;
+    }
+  }
+
+  private async reachable(
+    caller: Caller,
+    id: string,
+    admin: 'admin:read' | 'admin:write',
+  ): Promise<RunRecord> {
+    const run = await this.store.find(id);
+    if (!run || !mayReach(caller, run, admin)) throw new ApiError(404, RUN_NOT_FOUND);
+    return run;
+  }
+
+  private view(run: RunRecord, spending?: Record<string, number>): RunView {
+    const spent = spending ? Object.values(spending).reduce((sum, n) => sum + n, 0) : undefined;
+    const status = runStatus(run, this.clock.now().toISOString());
+    return {
+      id: run.id,
+      budget: run.budget,
+      spent: spent ?? 0,
+      remaining: Math.max(0, run.budget - (spent ?? 0)),
+      created_at: run.created_at,
+      expires_at: run.expires_at,
+      scopes: run.scopes,
+      label: run.label,
+      metadata: run.metadata,
+      parent: run.parent,
+      status,
+      ended_reason: status === 'expired' ? 'expired' : run.ended_reason,
+      ended_at: run.ended_at,
+      ...(spending ? { spent_by_tool: spending } : {}),
+    };
+  }
+}
+
+/** A run's metadata: at most 16 pairs of labels (keys 1 to 64 characters, values up to 500). */
+function checkedMetadata(metadata: Record<string, unknown> | undefined): Record<string, string> {
+  if (metadata === undefined) return {};
+  const entries = Object.entries(metadata);
+  const issue = (loc: string[], msg: string) =>
+    new ValidationFailed([{ loc: ['body', 'metadata', ...loc], msg, type: 'value_error' }]);
+  if (entries.length > RUN_METADATA.pairs) {
+    throw issue([], `Value error, at most ${RUN_METADATA.pairs} pairs`);
+  }
+  for (const [key, value] of entries) {
+    if (typeof value !== 'string') throw issue([key], 'Input should be a valid string');
+    if (!key.length || key.length > RUN_METADATA.key || labelProblem(key) !== undefined) {
+      throw issue([key], `Value error, a key is 1 to ${RUN_METADATA.key} printable characters`);
+    }
+    if (value.length > RUN_METADATA.value || labelProblem(value) !== undefined) {
+      throw issue(
+        [key],
+        `Value error, a value is at most ${RUN_METADATA.value} printable characters`,
+      );
+    }
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
