@@ -81,7 +81,7 @@ describe('external ids of keys and principals (e2e)', () => {
         .query({ external_id: 'cust-a', limit: 2 })
         .set(bearer(t.adminKey));
       expect((first.body as { id: string }[]).map((k) => k.id)).toEqual([ids[0], ids[2]]);
-      const link = /<([^>]+)>/.exec(first.headers.link as string)?.[1] as string;
+      const link = /<([^>]+)>/.exec(first.headers.link)?.[1] as string;
       expect(link).toContain('external_id=cust-a');
       const next = await t.http().get(link).set(bearer(t.adminKey));
       expect((next.body as { id: string }[]).map((k) => k.id)).toEqual([ids[4]]);
