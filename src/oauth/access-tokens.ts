@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import { resourceUrl, type ResourceName, isValidScope, ToolCatalog } from '../auth';
 import { OAuthSettings, planNamed, Settings, SETTINGS } from '../kernel/settings/settings';
+import { isExternalId } from '../subjects';
 import { AuthorizationServers } from './authorization-servers';
 
 /** The signature algorithms accepted: asymmetric only, never `none` nor a shared secret (HS*). */
@@ -26,6 +27,11 @@ export interface VerifiedToken {
   scopes: string[];
   /** The plan its OAUTH_PLAN_CLAIM names, when that is a plan; undefined otherwise. */
   plan?: string;
+  /**
+   * The external id its OAUTH_EXTERNAL_ID_CLAIM names, when that is one (text of 1 to 200
+   * characters, a label); undefined otherwise.
+   */
+  externalId?: string;
   /** `exp`, in milliseconds. */
   expiresAtMs: number;
 }
@@ -124,12 +130,16 @@ export class AccessTokens {
     if (!(expiresAtMs <= MAX_DATE_MS)) throw new InvalidAccessToken('exp is past any date');
     const clientId = stringClaim(payload.client_id) ?? stringClaim(payload.azp) ?? null;
     const named = this.oauth?.planClaim ? stringClaim(payload[this.oauth.planClaim]) : undefined;
+    const externalIdClaim = this.oauth?.externalIdClaim;
+    const externalId = externalIdClaim ? payload[externalIdClaim] : undefined;
     return {
       issuer,
       subject,
       clientId,
       scopes: scopesOf(payload, this.catalog?.names() ?? []),
       plan: named !== undefined && planNamed(this.settings.plans, named) ? named : undefined,
+      // A claim the API would refuse as an external id is ignored, as a plan that is none.
+      externalId: isExternalId(externalId) ? externalId : undefined,
       expiresAtMs,
     };
   }

@@ -45,8 +45,12 @@ export class PrincipalSubjects implements SubjectKind<
     return this.principals.list({ after, limit });
   }
 
-  cursor(record: PrincipalRecord): string {
-    return encodePosition(record.first_seen_at, record.id);
+  position({ first_seen_at, id }: PrincipalRecord): PrincipalPosition {
+    return { first_seen_at, id };
+  }
+
+  cursor(position: PrincipalPosition): string {
+    return encodePosition(position.first_seen_at, position.id);
   }
 
   parse(cursor: unknown): PrincipalPosition | undefined {

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DailyLimitPatch, MonthlyLimitPatch, RateLimitPatch } from '../limits';
 import { BoolField, StringField } from '../kernel/validation/fields';
+import { ExternalIdField } from '../subjects';
 
 /** A PATCH of a principal: only the fields given change; null returns a field to its default. */
 export class UpdatePrincipalInput {
@@ -28,6 +29,11 @@ export class UpdatePrincipalInput {
     example: false,
   })
   enabled?: boolean;
+
+  @ExternalIdField(
+    'The customer or account it belongs to; null: none. With OAUTH_EXTERNAL_ID_CLAIM set, its next token naming one replaces it.',
+  )
+  external_id?: string | null;
 }
 
 /** A principal as operators see it (docs/oauth.md). */
@@ -67,6 +73,14 @@ export class PrincipalView {
   scopes: string[] | null;
   @ApiProperty() first_seen_at: string;
   @ApiProperty() last_seen_at: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'acct_4711',
+    description:
+      'The customer or account it belongs to: the last an operator set (PATCH) or its tokens named (OAUTH_EXTERNAL_ID_CLAIM); null: none.',
+  })
+  external_id: string | null;
 }
 
 /** The answer to a DELETE of a principal. */

@@ -39,6 +39,7 @@ function principalEventView(record: PrincipalRecord): Record<string, unknown> {
     issuer,
     subject,
     client_id,
+    external_id: record.external_id,
     plan,
     daily_limit,
     monthly_limit,
@@ -101,16 +102,33 @@ export class PrincipalsService {
       client_id: verified.clientId,
       first_seen_at: now.toISOString(),
       last_seen_at: now.toISOString(),
+      external_id: verified.externalId ?? null,
     };
     let record = await this.ensure(seen, fresh);
     if (!record.enabled && !fresh && mayBeCached(record)) record = await this.ensure(seen, true);
     if (!record.enabled) throw new InvalidAccessToken('principal disabled');
+    record = await this.followExternalId(record, verified);
     // What the no-escalation rule holds it to grows at once, not a minute later.
     if (verified.scopes.some((scope) => !record.scopes?.includes(scope))) {
       await this.store.addPrincipalScopes(record.id, verified.scopes);
     }
     await this.touch(record.id, now, verified);
     return this.callerOf(record, verified);
+  }
+
+  /**
+   * The record with the external id its token's claim names (OAUTH_EXTERNAL_ID_CLAIM), written
+   * when it differs: the claim is the issuer's word on whose account the subject is, so it wins
+   * over one an operator set by PATCH (docs/decisions.md). A token without the claim, or with one
+   * that is not an external id, changes nothing. Not audited: no operator acted.
+   */
+  private async followExternalId(
+    record: PrincipalRecord,
+    verified: VerifiedToken,
+  ): Promise<PrincipalRecord> {
+    const claimed = verified.externalId;
+    if (claimed === undefined || claimed === record.external_id) return record;
+    return (await this.store.updatePrincipal(record.id, { external_id: claimed })) ?? record;
   }
 
   private async ensure(seen: NewPrincipalRecord, fresh: boolean): Promise<PrincipalRecord> {
@@ -137,6 +155,7 @@ export class PrincipalsService {
       issuer: record.issuer,
       subject: record.subject,
       client_id: verified.clientId,
+      external_id: record.external_id,
       scopes: verified.scopes,
       plan: this.planOf(record, verified.plan ?? undefined),
       daily_limit: record.daily_limit,

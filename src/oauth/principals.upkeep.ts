@@ -27,7 +27,7 @@ function strictest(limits: (number | null)[]): number | null {
  * the strictest operator settings (the lowest limits; of several operator plans, the one with the
  * lowest daily, then monthly, then rate limit), the scopes of all (one with none recorded counts
  * as every scope, and so does the merge), first seen at the first sight, the client and token plan
- * of the last.
+ * of the last, the external id of the last seen that had one.
  */
 export function mergeRecords(
   id: string,
@@ -63,6 +63,8 @@ export function mergeRecords(
     scopes: records.map((r) => r.scopes).reduce(scopeUnion),
     first_seen_at: records.map((r) => r.first_seen_at).sort()[0],
     last_seen_at: last.last_seen_at,
+    external_id:
+      [...byLastSight].reverse().find((r) => r.external_id !== null)?.external_id ?? null,
   };
 }
 

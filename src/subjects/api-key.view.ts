@@ -39,5 +39,6 @@ export function toView(key: ApiKeyRecord | AuthenticatedKey, now = new Date()): 
     enabled: key.enabled,
     status: keyStatus(key, now),
     previous_key_expires_at: previousKeyExpiry(key, now),
+    external_id: key.external_id,
   };
 }

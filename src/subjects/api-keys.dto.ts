@@ -1,10 +1,43 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiQuery } from '@nestjs/swagger';
+import { LABEL_PATTERN } from '../kernel/common/text';
 import { BoolField, IntField, StringField, StringListField } from '../kernel/validation/fields';
 import { DailyLimitPatch, LIMIT_BOUNDS, MonthlyLimitPatch, RateLimitPatch } from '../limits';
 import { SCOPE_TEMPLATES } from '../auth';
 
 /** A key's name: 1 to this many characters, a label (no control or bidi characters). */
 export const KEY_NAME_MAX_LENGTH = 200;
+/** An external id: the rule of a key's name (1 to 200 characters, a label). */
+export const EXTERNAL_ID_MAX_LENGTH = KEY_NAME_MAX_LENGTH;
+
+/**
+ * The customer or account a key or principal belongs to, as the operator names it: a label of 1
+ * to 200 characters, as a key's name; null (where `nullable`): none.
+ */
+export function ExternalIdField(description: string): PropertyDecorator {
+  return StringField({
+    description,
+    nullable: true,
+    minLength: 1,
+    maxLength: EXTERNAL_ID_MAX_LENGTH,
+    label: true,
+    example: 'acct_4711',
+  });
+}
+
+/** The `external_id` query parameter of a list: only the records of exactly that external id. */
+export function ApiExternalIdQuery(): MethodDecorator {
+  return ApiQuery({
+    name: 'external_id',
+    required: false,
+    description: 'Only those of exactly this external id.',
+    schema: {
+      type: 'string',
+      minLength: 1,
+      maxLength: EXTERNAL_ID_MAX_LENGTH,
+      pattern: LABEL_PATTERN,
+    },
+  });
+}
 
 export class CreateApiKeyInput {
   @StringField({
@@ -68,6 +101,11 @@ export class CreateApiKeyInput {
     maximum: 3650,
   })
   expires_in_days?: number | null;
+
+  @ExternalIdField(
+    'The customer or account the key belongs to: no control characters, bidi controls or lone surrogates; none: null.',
+  )
+  external_id?: string | null;
 }
 
 /** A PATCH of a key: only the fields given change; a null limit falls back to the plan's. */
@@ -108,6 +146,9 @@ export class UpdateApiKeyInput {
     example: false,
   })
   enabled?: boolean;
+
+  @ExternalIdField('The customer or account the key belongs to from now on; null: none.')
+  external_id?: string | null;
 }
 
 /** The longest a rotated-out secret may stay valid: a week. */
@@ -174,6 +215,13 @@ export class ApiKeyView {
     description: 'While a rotation grace runs: when the previous secret stops working; else null.',
   })
   previous_key_expires_at: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'acct_4711',
+    description: 'The customer or account the key belongs to; null: none.',
+  })
+  external_id: string | null;
 }
 
 export class CreatedApiKey extends ApiKeyView {

@@ -22,6 +22,8 @@ export interface AuthenticatedPrincipal extends Payer {
   issuer: string;
   subject: string;
   client_id: string | null;
+  /** The customer or account the principal belongs to (its record's); null: none. */
+  external_id: string | null;
   /** The token's scopes the service knows (others are ignored). */
   scopes: string[];
   /** When the token expires (`exp`). */

@@ -7,6 +7,8 @@ export { keyStatus, toView } from './api-key.view';
 export {
   ApiKeyView,
   CreateApiKeyInput,
+  ApiExternalIdQuery,
+  ExternalIdField,
   CreatedApiKey,
   MAX_GRACE_SECONDS,
   Me,
@@ -22,7 +24,14 @@ export type { ApiRequest, AuthenticatedPrincipal, Caller } from './caller';
 export { escalates, mayManage } from './escalation';
 export { InitialKeyBootstrap } from './initial-key';
 export { decodeCursor, encodeCursor } from './key-cursor';
-export { KEY_NOT_FOUND, KEY_REVOKED, KeyRequestError, badRequest } from './key-request';
+export {
+  KEY_NOT_FOUND,
+  KEY_REVOKED,
+  KeyRequestError,
+  badRequest,
+  checkExternalId,
+  isExternalId,
+} from './key-request';
 export type { KeyUpdate } from './key-request';
 export { KeySearch } from './key-search';
 export type { KeyFilter } from './key-search';

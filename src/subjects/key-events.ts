@@ -17,6 +17,7 @@ const KEY_EVENT_FIELDS = [
   'created_at',
   'expires_at',
   'revoked_at',
+  'external_id',
 ] as const;
 
 /** A key event's data: the key's view (never its secret) and who acted. */

@@ -2,7 +2,7 @@ import { labelProblem } from '../kernel/common/text';
 import type { KeyChanges } from './key.store';
 import { characters } from '../kernel/validation/compiled.validator';
 import { Issue, notALabel, tooLong, tooShort } from '../kernel/validation/issues';
-import { KEY_NAME_MAX_LENGTH } from './api-keys.dto';
+import { EXTERNAL_ID_MAX_LENGTH, KEY_NAME_MAX_LENGTH } from './api-keys.dto';
 import { ValidationFailed } from '../kernel/errors/api-error';
 
 export interface NewKeyRequest {
@@ -14,6 +14,7 @@ export interface NewKeyRequest {
   monthly_limit?: number | null;
   rate_limit?: number | null;
   expires_in_days?: number | null;
+  external_id?: string | null;
 }
 
 /** One refused field of a key request; `loc` is relative to the request (`['scopes', 0]`). */
@@ -32,12 +33,20 @@ export class KeyRequestError extends Error {
   }
 }
 
-/** What is wrong with a key's name as the DTOs see it (1 to 200 characters, a label), if anything. */
-function nameIssue(name: string): Issue | undefined {
-  const length = characters(name);
+/** What is wrong with a label as the DTOs see it (1 to `max` characters, a label), if anything. */
+function labelIssue(text: string, max: number): Issue | undefined {
+  const length = characters(text);
   if (length < 1) return tooShort(1);
-  if (length > KEY_NAME_MAX_LENGTH) return tooLong(KEY_NAME_MAX_LENGTH);
-  return labelProblem(name) === undefined ? undefined : notALabel(name);
+  if (length > max) return tooLong(max);
+  return labelProblem(text) === undefined ? undefined : notALabel(text);
+}
+
+/** Refuses a label the DTOs would refuse, naming the field (and the reason without pydantic's prefix). */
+function checkLabel(field: string, text: string, max: number): void {
+  const issue = labelIssue(text, max);
+  if (!issue) return;
+  const reason = issue.msg.replace(/^Value error, /, '');
+  throw new KeyRequestError(`Invalid ${field}: ${reason}`, [], [{ loc: [field], msg: issue.msg }]);
 }
 
 /**
@@ -45,10 +54,20 @@ function nameIssue(name: string): Issue | undefined {
  * CLI refuses what the API refuses (and prints the reason without pydantic's prefix).
  */
 export function checkKeyName(name: string): void {
-  const issue = nameIssue(name);
-  if (!issue) return;
-  const reason = issue.msg.replace(/^Value error, /, '');
-  throw new KeyRequestError(`Invalid name: ${reason}`, [], [{ loc: ['name'], msg: issue.msg }]);
+  checkLabel('name', name, KEY_NAME_MAX_LENGTH);
+}
+
+/** Checks an external id as the DTOs do (the rule of a key's name), for the CLI as checkKeyName. */
+export function checkExternalId(externalId: string): void {
+  checkLabel('external_id', externalId, EXTERNAL_ID_MAX_LENGTH);
+}
+
+/**
+ * Whether a value, a token's claim say, is an external id the API would take: text of 1 to 200
+ * characters that is a label.
+ */
+export function isExternalId(value: unknown): value is string {
+  return typeof value === 'string' && labelIssue(value, EXTERNAL_ID_MAX_LENGTH) === undefined;
 }
 
 /** A PATCH of a key: the fields to change; a null limit falls back to the plan. */

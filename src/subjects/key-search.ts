@@ -8,10 +8,13 @@ export interface KeyFilter {
   /** Lower case: in the name, or the start of the prefix or id. */
   text?: string;
   status?: ApiKeyView['status'];
+  /** Exactly this external id. */
+  external_id?: string;
 }
 
 function keyMatches(record: ApiKeyRecord, filter: KeyFilter, now: Date): boolean {
   if (filter.status && keyStatus(record, now) !== filter.status) return false;
+  if (filter.external_id !== undefined && record.external_id !== filter.external_id) return false;
   const text = filter.text;
   if (!text) return true;
   return (
@@ -22,7 +25,7 @@ function keyMatches(record: ApiKeyRecord, filter: KeyFilter, now: Date): boolean
 }
 
 /**
- * Keys by name, prefix, id and status, in creation order (the keys' list), a batch at a time,
+ * Keys by name, prefix, id, status and external id, in creation order (the keys' list), a batch at a time,
  * within SEARCH_BUDGET records a page.
  */
 @Injectable()

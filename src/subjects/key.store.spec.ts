@@ -1,6 +1,7 @@
 import { onBothBackends } from '../../test/support/store-contract';
 import type { NewKeyRecord } from './key.store';
 import { KEY_STORE } from './subjects.stores';
+import { KeySearch } from './key-search';
 
 const key = (i: number, created_at = `2026-11-27T08:00:0${i}.000Z`): NewKeyRecord => ({
   id: `key_00000000000000${String(i).padStart(2, '0')}`,
@@ -77,5 +78,32 @@ onBothBackends('API keys', KEY_STORE, (current) => {
       revoked_at: '2026-11-27T09:00:00.000Z',
     });
     expect(await store.revokeKey('key_0000000000000099', '2026-11-27T09:00:00.000Z')).toBe(false);
+  });
+
+  it('keeps an external id: none by default, given at insertion, changed, cleared, searched', async () => {
+    const { store } = current();
+    await store.insertKey(key(1));
+    await store.insertKey({ ...key(2), external_id: 'acct_4711' });
+    await store.insertKey({ ...key(3), external_id: 'acct_0815' });
+    expect(await store.findKeyById(key(1).id)).toMatchObject({ external_id: null });
+    expect(await store.findKeyByHash('hash-2', { fresh: true })).toMatchObject({
+      external_id: 'acct_4711',
+    });
+    expect(await store.updateKey(key(1).id, { external_id: 'acct_4711' })).toMatchObject({
+      external_id: 'acct_4711',
+    });
+    expect(await store.updateKey(key(3).id, { external_id: null })).toMatchObject({
+      external_id: null,
+    });
+    expect((await store.listKeys()).map((k) => k.external_id)).toEqual([
+      'acct_4711',
+      'acct_4711',
+      null,
+    ]);
+    const search = new KeySearch(store, 5000);
+    const found = await search.search({ external_id: 'acct_4711' }, { limit: 10 }, new Date());
+    expect(found.matches.map((k) => k.id)).toEqual([key(1).id, key(2).id]);
+    const none = await search.search({ external_id: 'acct_0815' }, { limit: 10 }, new Date());
+    expect(none.matches).toEqual([]);
   });
 });

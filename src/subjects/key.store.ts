@@ -19,6 +19,8 @@ export interface ApiKeyRecord {
   /** The hash of the secret before the last rotation, accepted until previous_key_expires_at. */
   previous_hash: string | null;
   previous_key_expires_at: string | null;
+  /** The customer or account the key belongs to (an operator's label); null: none given. */
+  external_id: string | null;
   /**
    * A shared store's count of the record's changes (Redis): every change raises it, so that a copy
    * an instance keeps between calls is checked in the same step that counts a call. Undefined on
@@ -35,20 +37,29 @@ export function mayBeCached(record: Pick<ApiKeyRecord, 'revision'>): boolean {
   return record.revision !== undefined;
 }
 
-/** A key as inserted: the lifecycle fields default to enabled, no previous secret, no monthly limit. */
-export type NewKeyRecord = Omit<
-  ApiKeyRecord,
-  'enabled' | 'previous_hash' | 'previous_key_expires_at' | 'monthly_limit'
-> &
-  Partial<
-    Pick<ApiKeyRecord, 'enabled' | 'previous_hash' | 'previous_key_expires_at' | 'monthly_limit'>
-  >;
+/** The fields a new key may leave out (see NewKeyRecord). */
+type DefaultedKeyField =
+  'enabled' | 'previous_hash' | 'previous_key_expires_at' | 'monthly_limit' | 'external_id';
+
+/**
+ * A key as inserted: the lifecycle fields default to enabled, no previous secret, no monthly
+ * limit, no external id.
+ */
+export type NewKeyRecord = Omit<ApiKeyRecord, DefaultedKeyField> &
+  Partial<Pick<ApiKeyRecord, DefaultedKeyField>>;
 
 /** What a PATCH may change of a key. */
 export type KeyChanges = Partial<
   Pick<
     ApiKeyRecord,
-    'name' | 'scopes' | 'plan' | 'daily_limit' | 'monthly_limit' | 'rate_limit' | 'enabled'
+    | 'name'
+    | 'scopes'
+    | 'plan'
+    | 'daily_limit'
+    | 'monthly_limit'
+    | 'rate_limit'
+    | 'enabled'
+    | 'external_id'
   >
 >;
 

@@ -28,8 +28,12 @@ export class KeySubjects implements SubjectKind<ApiKeyRecord, KeyUpdate, KeyPosi
     return this.keys.list({ after, limit });
   }
 
-  cursor(record: ApiKeyRecord): string {
-    return encodeCursor(record);
+  position({ created_at, id }: ApiKeyRecord): KeyPosition {
+    return { created_at, id };
+  }
+
+  cursor(position: KeyPosition): string {
+    return encodeCursor(position);
   }
 
   parse(cursor: unknown): KeyPosition | undefined {

@@ -13,7 +13,13 @@ import {
 } from './api-key';
 import { keyStatus, previousKeyExpiry } from './api-key.view';
 import { KeyChangeLog } from './key-events';
-import { checkKeyName, KeyRequestError, KeyUpdate, NewKeyRequest } from './key-request';
+import {
+  checkExternalId,
+  checkKeyName,
+  KeyRequestError,
+  KeyUpdate,
+  NewKeyRequest,
+} from './key-request';
 import type { AuthenticatedKey } from './caller';
 import {
   DEFAULT_SCOPE_TEMPLATE,
@@ -42,6 +48,7 @@ function granted(record: ApiKeyRecord): Record<string, unknown> {
     monthly_limit: record.monthly_limit,
     rate_limit: record.rate_limit,
     expires_at: record.expires_at,
+    external_id: record.external_id,
   };
 }
 
@@ -130,6 +137,7 @@ export class KeysService {
    */
   checkedUpdate(changes: KeyUpdate): KeyUpdate {
     if (changes.name !== undefined) checkKeyName(changes.name);
+    if (typeof changes.external_id === 'string') checkExternalId(changes.external_id);
     if (changes.plan !== undefined) this.checkPlan(changes.plan);
     if (changes.scopes === undefined) return changes;
     return { ...changes, scopes: this.resolveScopes({ scopes: changes.scopes }) };
@@ -203,6 +211,7 @@ export class KeysService {
 
   private buildRecord(request: NewKeyRequest, now: Date): Omit<ApiKeyRecord, 'prefix' | 'hash'> {
     checkKeyName(request.name);
+    if (typeof request.external_id === 'string') checkExternalId(request.external_id);
     const plan = request.plan ?? this.settings.defaultPlan;
     this.checkPlan(plan);
     const days = request.expires_in_days;
@@ -221,6 +230,7 @@ export class KeysService {
       enabled: true,
       previous_hash: null,
       previous_key_expires_at: null,
+      external_id: request.external_id ?? null,
     };
   }
 

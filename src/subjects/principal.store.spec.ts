@@ -1,5 +1,5 @@
 import { onBothBackends } from '../../test/support/store-contract';
-import type { NewPrincipalRecord } from './principal.store';
+import type { NewPrincipalRecord, PrincipalRecord } from './principal.store';
 import { PRINCIPAL_STORE } from './subjects.stores';
 
 const seen = (i: number, at = `2026-11-2${i}T08:00:00.000Z`): NewPrincipalRecord => ({
@@ -84,5 +84,29 @@ onBothBackends('OAuth principals', PRINCIPAL_STORE, (current) => {
     }
     expect(purged).toEqual([seen(2).id]);
     expect((await store.listPrincipals()).map((p) => p.subject)).toEqual(['user-1', 'user-3']);
+  });
+
+  it('keeps an external id: from the first sight when named, changed, cleared, merged by put', async () => {
+    const { store } = current();
+    await store.ensurePrincipal(seen(1), { fresh: true });
+    await store.ensurePrincipal({ ...seen(2), external_id: 'acct_4711' }, { fresh: true });
+    expect(await store.findPrincipal(seen(1).id)).toMatchObject({ external_id: null });
+    expect(await store.findPrincipal(seen(2).id)).toMatchObject({ external_id: 'acct_4711' });
+    // A later sight naming another leaves the record as it is (its service decides on a change).
+    const again = await store.ensurePrincipal(
+      { ...seen(2), external_id: 'acct_0815' },
+      { fresh: true },
+    );
+    expect(again?.external_id).toBe('acct_4711');
+    expect(await store.updatePrincipal(seen(1).id, { external_id: 'acct_0815' })).toMatchObject({
+      external_id: 'acct_0815',
+    });
+    expect(await store.updatePrincipal(seen(2).id, { external_id: null })).toMatchObject({
+      external_id: null,
+    });
+    expect((await store.listPrincipals()).map((p) => p.external_id)).toEqual(['acct_0815', null]);
+    const record = (await store.findPrincipal(seen(1).id)) as PrincipalRecord;
+    await store.putPrincipal({ ...record, external_id: 'acct_9' });
+    expect(await store.findPrincipal(seen(1).id)).toMatchObject({ external_id: 'acct_9' });
   });
 });

@@ -32,19 +32,31 @@ export interface PrincipalRecord {
   scopes: string[] | null;
   first_seen_at: string;
   last_seen_at: string;
+  /**
+   * The customer or account it belongs to: an operator's (PATCH), or its tokens' claim
+   * (OAUTH_EXTERNAL_ID_CLAIM), whichever wrote last; null: none.
+   */
+  external_id: string | null;
   /** A shared store's count of the record's changes (Redis), as a key record's (see KeyStore). */
   revision?: number;
 }
 
-/** A principal as first seen: no plan or limits of its own, enabled, no scope recorded. */
+/**
+ * A principal as first seen: no plan or limits of its own, enabled, no scope recorded; the
+ * external id its first token's claim names, if any.
+ */
 export type NewPrincipalRecord = Pick<
   PrincipalRecord,
   'id' | 'issuer' | 'subject' | 'client_id' | 'first_seen_at' | 'last_seen_at'
->;
+> &
+  Partial<Pick<PrincipalRecord, 'external_id'>>;
 
 /** What an operator may change of a principal. */
 export type PrincipalChanges = Partial<
-  Pick<PrincipalRecord, 'plan' | 'daily_limit' | 'monthly_limit' | 'rate_limit' | 'enabled'>
+  Pick<
+    PrincipalRecord,
+    'plan' | 'daily_limit' | 'monthly_limit' | 'rate_limit' | 'enabled' | 'external_id'
+  >
 >;
 
 /** Where a page of the principal list starts: after this one in `(first_seen_at, id)` order. */

@@ -36,6 +36,7 @@ const KEY_FIELDS = [
   'enabled',
   'previous_hash',
   'previous_key_expires_at',
+  'external_id',
 ] as const satisfies readonly (keyof ApiKeyRecord)[];
 
 const REQUIRED_KEY_FIELDS = ['id', 'name', 'prefix', 'hash', 'scopes', 'plan', 'created_at'];
@@ -83,6 +84,8 @@ function decodeKey(fields: Record<string, string>): ApiKeyRecord | undefined {
     enabled: fields.enabled !== '0',
     previous_hash: text('previous_hash'),
     previous_key_expires_at: text('previous_key_expires_at'),
+    // Absent from the records written before keys had one, as from those that have none.
+    external_id: text('external_id'),
     revision: Number(fields.revision ?? 0),
   };
 }

@@ -37,6 +37,7 @@ const FIELDS = [
   'scopes',
   'first_seen_at',
   'last_seen_at',
+  'external_id',
 ] as const satisfies readonly (keyof PrincipalRecord)[];
 
 function encodeField(field: string, value: unknown): string {
@@ -73,6 +74,8 @@ function decode(fields: Record<string, string>): PrincipalRecord | undefined {
     scopes: fields.scopes === undefined ? null : fields.scopes.split(' ').filter(Boolean),
     first_seen_at: fields.first_seen_at,
     last_seen_at: fields.last_seen_at,
+    // Absent from the records written before principals had one, as from those that have none.
+    external_id: text('external_id'),
     revision: Number(fields.revision ?? 0),
   };
 }

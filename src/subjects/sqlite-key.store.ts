@@ -20,10 +20,15 @@ const CHANGEABLE = [
   'monthly_limit',
   'rate_limit',
   'enabled',
+  'external_id',
 ];
 
 /** Columns added after the first schema (sqlite.database.ts), each migration run once. */
-const MIGRATIONS = ['ALTER TABLE api_keys ADD COLUMN monthly_limit INTEGER'];
+const MIGRATIONS = [
+  'ALTER TABLE api_keys ADD COLUMN monthly_limit INTEGER',
+  // The customer or account a key belongs to: the keys made before it have none (NULL).
+  'ALTER TABLE api_keys ADD COLUMN external_id TEXT',
+];
 
 interface KeyRow extends Omit<ApiKeyRecord, 'scopes' | 'enabled'> {
   scopes: string;
@@ -41,6 +46,7 @@ function keyParams(key: NewKeyRecord) {
     previous_hash: null,
     previous_key_expires_at: null,
     monthly_limit: null,
+    external_id: null,
     ...key,
     scopes: JSON.stringify(key.scopes),
     enabled: key.enabled === false ? 0 : 1,
@@ -62,10 +68,10 @@ export class SqliteKeyStore extends KeyStore {
       insertKey: db.prepare(
         `INSERT INTO api_keys (id, name, prefix, hash, scopes, plan, daily_limit, monthly_limit,
            rate_limit, created_at, expires_at, revoked_at, last_used_at, enabled, previous_hash,
-           previous_key_expires_at)
+           previous_key_expires_at, external_id)
          VALUES (@id, @name, @prefix, @hash, @scopes, @plan, @daily_limit, @monthly_limit,
            @rate_limit, @created_at, @expires_at, @revoked_at, @last_used_at, @enabled,
-           @previous_hash, @previous_key_expires_at)`,
+           @previous_hash, @previous_key_expires_at, @external_id)`,
       ),
       countKeys: db.prepare('SELECT COUNT(*) AS n FROM api_keys').pluck(),
       byHash: db.prepare('SELECT * FROM api_keys WHERE hash = @hash OR previous_hash = @hash'),

@@ -14,7 +14,7 @@ const MAX_CACHED_PRINCIPALS = 10_000;
 /** Idle principals deleted by one statement of the purge. */
 const PURGE_SLICE = 1000;
 
-const CHANGEABLE = ['plan', 'daily_limit', 'monthly_limit', 'rate_limit', 'enabled'];
+const CHANGEABLE = ['plan', 'daily_limit', 'monthly_limit', 'rate_limit', 'enabled', 'external_id'];
 
 const MIGRATIONS = [
   `CREATE TABLE principals (
@@ -36,6 +36,8 @@ const MIGRATIONS = [
   // of the purge of idle principals.
   `ALTER TABLE principals ADD COLUMN scopes TEXT;
    CREATE INDEX principals_last_seen ON principals (last_seen_at);`,
+  // The customer or account it belongs to: the principals made before it have none (NULL).
+  'ALTER TABLE principals ADD COLUMN external_id TEXT',
 ];
 
 interface PrincipalRow extends Omit<PrincipalRecord, 'enabled' | 'scopes'> {
@@ -71,15 +73,18 @@ export class SqlitePrincipalStore extends PrincipalStore {
     const { db } = sqlite;
     this.stmt = {
       insert: db.prepare(
-        `INSERT INTO principals (id, issuer, subject, client_id, first_seen_at, last_seen_at)
-         VALUES (@id, @issuer, @subject, @client_id, @first_seen_at, @last_seen_at)
+        `INSERT INTO principals (id, issuer, subject, client_id, first_seen_at, last_seen_at,
+           external_id)
+         VALUES (@id, @issuer, @subject, @client_id, @first_seen_at, @last_seen_at, @external_id)
          ON CONFLICT (id) DO NOTHING`,
       ),
       put: db.prepare(
         `INSERT OR REPLACE INTO principals (id, issuer, subject, client_id, plan, token_plan,
-           daily_limit, monthly_limit, rate_limit, enabled, scopes, first_seen_at, last_seen_at)
+           daily_limit, monthly_limit, rate_limit, enabled, scopes, first_seen_at, last_seen_at,
+           external_id)
          VALUES (@id, @issuer, @subject, @client_id, @plan, @token_plan, @daily_limit,
-           @monthly_limit, @rate_limit, @enabled, @scopes, @first_seen_at, @last_seen_at)`,
+           @monthly_limit, @rate_limit, @enabled, @scopes, @first_seen_at, @last_seen_at,
+           @external_id)`,
       ),
       byId: db.prepare('SELECT * FROM principals WHERE id = ?'),
       count: db.prepare('SELECT COUNT(*) FROM principals').pluck(),
@@ -128,7 +133,7 @@ export class SqlitePrincipalStore extends PrincipalStore {
         if (options.max !== undefined && (this.stmt.count.get() as number) >= options.max) {
           return undefined;
         }
-        this.stmt.insert.run(seen);
+        this.stmt.insert.run({ external_id: null, ...seen });
         this.sqlite.written();
         row = this.stmt.byId.get(seen.id) as PrincipalRow;
       }

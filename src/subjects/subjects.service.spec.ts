@@ -11,6 +11,7 @@ interface Row extends Holdings {
   at: number;
   locked?: boolean;
   name?: string;
+  external_id?: string | null;
 }
 type Changes = Partial<Pick<Row, 'plan' | 'daily_limit' | 'rate_limit' | 'scopes' | 'name'>>;
 
@@ -39,8 +40,11 @@ class MemoryKind implements SubjectKind<Row, Changes, number> {
     const rows = [...this.rows.values()].filter((row) => after === undefined || row.at > after);
     return Promise.resolve(rows.slice(0, limit));
   }
-  cursor(row: Row) {
-    return `row-${row.at}`;
+  position(row: Row) {
+    return row.at;
+  }
+  cursor(at: number) {
+    return `row-${at}`;
   }
   parse(cursor: unknown) {
     const found = typeof cursor === 'string' ? /^row-(\d+)$/.exec(cursor) : null;
@@ -74,7 +78,7 @@ class MemoryKind implements SubjectKind<Row, Changes, number> {
 
 const settings = loadSettings({ DATA_DIR: '/nonexistent' });
 const catalog = { costs: () => new Map([['greet', 1]]) } as unknown as ToolCatalog;
-const service = new SubjectsService({} as QuotaService, settings, catalog);
+const service = new SubjectsService({} as QuotaService, settings, catalog, 5000);
 const actor = {} as AuditActor;
 /** An admin on the free plan: it may manage what the free plan allows, and no more. */
 const caller = {
@@ -150,5 +154,24 @@ describe('SubjectsService', () => {
     expect(next.map((row) => row.id)).toEqual(['c']);
     expect(links).toHaveLength(1);
     expect(await status(service.page(kind, { cursor: 'key_1' }, res))).toBe(400);
+  });
+
+  it('pages through the records of one external id, reading a bounded number a page', async () => {
+    const kind = new MemoryKind();
+    for (const [i, external_id] of ['acme', null, 'acme', 'other', 'acme'].entries()) {
+      kind.add({ id: `r${i}`, external_id });
+    }
+    const links: string[] = [];
+    const res = { header: (_: string, value: string) => links.push(value) } as ReplyControl;
+    const bounded = new SubjectsService({} as QuotaService, settings, catalog, 3);
+    const first = await bounded.page(kind, { external_id: 'acme' }, res);
+    expect(first.map((row) => row.id)).toEqual(['r0', 'r2']);
+    expect(links).toEqual([expect.stringContaining('cursor=row-2&external_id=acme')]);
+    const rest = await bounded.page(kind, { external_id: 'acme', cursor: 'row-2' }, res);
+    expect(rest.map((row) => row.id)).toEqual(['r4']);
+    expect(links).toHaveLength(1);
+    for (const external_id of ['', 'x'.repeat(201), 'tab\there', ['acme']]) {
+      expect(await status(bounded.page(kind, { external_id }, res))).toBe(400);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { SEARCH_BUDGET_TOKEN, searchPage } from '../kernel/common/bounded-search';
 import type { AuditActor } from '../audit';
 import { INSUFFICIENT_PERMISSIONS, ToolCatalog } from '../auth';
 import { ApiError } from '../kernel/errors/api-error';
@@ -9,6 +10,7 @@ import { invalidQueryValue, queryInts } from '../kernel/validation/query';
 import { historyDays, QuotaService, usageView, UsageView } from '../limits';
 import type { Caller } from './caller';
 import { escalates, type Grant, mayManage } from './escalation';
+import { isExternalId } from './key-request';
 
 /** The most records a page of a subject list holds. */
 export const MAX_SUBJECT_PAGE = 1000;
@@ -31,8 +33,10 @@ export interface SubjectKind<R extends { id: string }, C extends object, P> {
   find(id: string): Promise<R | undefined>;
   /** Records after the position (undefined: from the first), in the list's order. */
   list(after: P | undefined, limit: number): Promise<R[]>;
-  /** The opaque cursor of the page after `record`; `parse` reads one back (undefined: not ours). */
-  cursor(record: R): string;
+  /** Where a record stands in the list's order. */
+  position(record: R): P;
+  /** The opaque cursor of the page after `position`; `parse` reads one back (undefined: not ours). */
+  cursor(position: P): string;
   parse(cursor: unknown): P | undefined;
   /** What the subject holds now: its scopes (every one while none is recorded), plan, limits. */
   holdings(record: R): Holdings;
@@ -59,10 +63,16 @@ export class SubjectsService {
     private readonly quota: QuotaService,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly catalog: ToolCatalog,
+    @Inject(SEARCH_BUDGET_TOKEN) private readonly budget: number,
   ) {}
 
-  /** A page of the kind's records, `Link` to the next one set on `res`; 400 for a foreign cursor. */
-  async page<R extends { id: string }, C extends object, P>(
+  /**
+   * A page of the kind's records, `Link` to the next one set on `res`; 400 for a foreign cursor or
+   * an `external_id` that is not one. With `external_id`, only the records of exactly that one: a
+   * bounded search (SEARCH_BUDGET records read a page), the same on both stores, so a page may
+   * hold fewer than `limit`, even none, while its `Link` says where the next one starts.
+   */
+  async page<R extends { id: string; external_id?: string | null }, C extends object, P>(
     kind: SubjectKind<R, C, P>,
     query: Record<string, unknown>,
     res: ReplyControl,
@@ -75,10 +85,27 @@ export class SubjectsService {
       after = kind.parse(query.cursor);
       if (!after) throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
     }
+    const externalId = query.external_id;
+    if (externalId !== undefined && !isExternalId(externalId)) {
+      throw invalidQueryValue('external_id', 'expected 1 to 200 characters, a label');
+    }
     const page = limit as number;
+    if (externalId !== undefined) {
+      const found = await searchPage(
+        { read: (from, count) => kind.list(from, count), positionOf: (r) => kind.position(r) },
+        (record) => record.external_id === externalId,
+        { after, limit: page },
+        this.budget,
+      );
+      if (found.next) {
+        const filters = { external_id: externalId };
+        res.header('Link', nextLink(kind.path, page, kind.cursor(found.next), filters));
+      }
+      return found.matches;
+    }
     const records = await kind.list(after, page + 1);
     if (records.length > page) {
-      res.header('Link', nextLink(kind.path, page, kind.cursor(records[page - 1])));
+      res.header('Link', nextLink(kind.path, page, kind.cursor(kind.position(records[page - 1]))));
     }
     return records.slice(0, page);
   }

@@ -80,6 +80,7 @@ describe('OpenAPI: key lifecycle, usage, audit and idempotency (e2e)', () => {
     expect(list.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual([
       'query:limit',
       'query:cursor',
+      'query:external_id',
     ]);
     expect(Object.keys(list.responses['200'].headers ?? {}).sort()).toEqual([
       'Link',

@@ -447,6 +447,7 @@ describeOwnRedis('Redis backend: two instances on one Redis (e2e)', () => {
         name: `race-${i}`,
         prefix: 'sk_race',
         hash: `hash-${i}`,
+        external_id: null,
         scopes: ['*'],
         plan: 'unlimited',
         daily_limit: null,

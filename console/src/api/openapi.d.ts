@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * Search keys
-         * @description Keys in creation order whose name contains `q` (any case), or whose prefix or id starts with it, of `status` when given. A page reads at most 5,000 keys: while the `Link` header is there, more may match.
+         * @description Keys in creation order whose name contains `q` (any case), or whose prefix or id starts with it, of `status` and `external_id` when given. A page reads at most 5,000 keys: while the `Link` header is there, more may match.
          */
         get: operations["searchApiKeys"];
         put?: never;
@@ -720,6 +720,11 @@ export interface components {
             enabled: boolean;
             /** @example null */
             expires_at: string | null;
+            /**
+             * @description The customer or account the key belongs to; null: none.
+             * @example acct_4711
+             */
+            external_id: string | null;
             /** @example key_3f2a9c1d0b7e6a54 */
             id: string;
             /** @example 2025-01-02T08:30:00.000Z */
@@ -894,6 +899,11 @@ export interface components {
             enabled: boolean;
             /** @example null */
             expires_at: string | null;
+            /**
+             * @description The customer or account the key belongs to; null: none.
+             * @example acct_4711
+             */
+            external_id: string | null;
             /** @example key_3f2a9c1d0b7e6a54 */
             id: string;
             /** @description The key itself. Shown this once; only its hash is stored. */
@@ -1240,6 +1250,11 @@ export interface components {
             client_id: string | null;
             daily_limit: number | null;
             enabled: boolean;
+            /**
+             * @description The customer or account it belongs to: the last an operator set (PATCH) or its tokens named (OAUTH_EXTERNAL_ID_CLAIM); null: none.
+             * @example acct_4711
+             */
+            external_id: string | null;
             first_seen_at: string;
             /** @example prn_5d0c3e8f1a2b4c6d7e8f9a0b1c2d3e4f */
             id: string;
@@ -1653,6 +1668,11 @@ export interface components {
                     daily_limit?: number | null;
                     /** @description Days until the key expires; none: never. */
                     expires_in_days?: number | null;
+                    /**
+                     * @description The customer or account the key belongs to: no control characters, bidi controls or lone surrogates; none: null.
+                     * @example acct_4711
+                     */
+                    external_id?: string | null;
                     /** @description Credits per UTC calendar month, beating the plan's. */
                     monthly_limit?: number | null;
                     /**
@@ -1769,6 +1789,11 @@ export interface components {
                      * @example false
                      */
                     enabled?: boolean;
+                    /**
+                     * @description The customer or account the key belongs to from now on; null: none.
+                     * @example acct_4711
+                     */
+                    external_id?: string | null;
                     /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
                     monthly_limit?: number | null;
                     /**
@@ -1803,6 +1828,11 @@ export interface components {
                      * @example false
                      */
                     enabled?: boolean;
+                    /**
+                     * @description The customer or account it belongs to; null: none. With OAUTH_EXTERNAL_ID_CLAIM set, its next token naming one replaces it.
+                     * @example acct_4711
+                     */
+                    external_id?: string | null;
                     /** @description Credits per UTC calendar month, beating the plan's; null: the plan's. */
                     monthly_limit?: number | null;
                     /**
@@ -1840,6 +1870,8 @@ export interface operations {
             query?: {
                 /** @description From the `Link` header of the previous page. */
                 cursor?: string;
+                /** @description Only those of exactly this external id. */
+                external_id?: string;
                 limit?: number;
                 q?: string;
                 status?: "active" | "disabled" | "expired" | "revoked";
@@ -3308,6 +3340,8 @@ export interface operations {
             query?: {
                 /** @description From the `Link` header of the previous page. */
                 cursor?: string;
+                /** @description Only those of exactly this external id. */
+                external_id?: string;
                 limit?: number;
             };
             header?: never;
@@ -4723,6 +4757,8 @@ export interface operations {
             query?: {
                 /** @description From the `Link` header of the previous page. */
                 cursor?: string;
+                /** @description Only those of exactly this external id. */
+                external_id?: string;
                 limit?: number;
             };
             header?: never;

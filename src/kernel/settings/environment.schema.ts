@@ -244,6 +244,7 @@ export const EnvironmentSchema = z.looseObject({
   OAUTH_AUDIENCES: list,
   OAUTH_DEFAULT_PLAN: text,
   OAUTH_PLAN_CLAIM: claimName,
+  OAUTH_EXTERNAL_ID_CLAIM: claimName,
   OAUTH_JWKS_REFETCH_MS: wholeNumber(60_000),
   OAUTH_PRINCIPAL_IDLE_DAYS: wholeNumber(90, 1),
   OAUTH_MAX_PRINCIPALS: wholeNumber(100_000, 1),

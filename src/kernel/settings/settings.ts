@@ -114,6 +114,8 @@ export interface OAuthSettings {
   defaultPlan: string;
   /** The claim that names a principal's plan, when the provider issues one. */
   planClaim?: string;
+  /** The claim that names a principal's external id (its customer or account), when one does. */
+  externalIdClaim?: string;
   /** Refetches of an issuer's keys that unknown `kid`s cause are at least this far apart. */
   jwksRefetchMs: number;
   /** Principals unseen this many days (enabled, without operator settings) are purged. */
@@ -268,6 +270,7 @@ function oauthSettings(
       audiences: parsed.OAUTH_AUDIENCES,
       defaultPlan: oauthPlan,
       planClaim: parsed.OAUTH_PLAN_CLAIM,
+      externalIdClaim: parsed.OAUTH_EXTERNAL_ID_CLAIM,
       jwksRefetchMs: parsed.OAUTH_JWKS_REFETCH_MS,
       principalIdleDays: parsed.OAUTH_PRINCIPAL_IDLE_DAYS,
       maxPrincipals: parsed.OAUTH_MAX_PRINCIPALS,

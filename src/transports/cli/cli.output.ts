@@ -34,6 +34,7 @@ export function describeKey(v: ApiKeyView): Line[] {
     line`  created_at  ${v.created_at}`,
     line`  expires_at  ${v.expires_at ?? 'never'}`,
     line`  last_used   ${v.last_used_at ?? 'never'}`,
+    ...(v.external_id !== null ? [line`  external_id ${v.external_id}`] : []),
     ...(v.previous_key_expires_at
       ? [line`  previous key valid until ${v.previous_key_expires_at}`]
       : []),

@@ -30,6 +30,7 @@ export function addKeyCommands(
     .option('--monthly-limit <n>', "credits per UTC month, beating the plan's", wholeNumber(0))
     .option('--rate-limit <n>', "calls per second, beating the plan's", wholeNumber(1))
     .option('--expires-in-days <n>', 'days until the key expires', wholeNumber(1))
+    .option('--external-id <id>', 'the customer or account the key belongs to')
     .option('--json', 'print one JSON object')
     .addHelpText('after', scopesHelp('create', tools))
     .action(
@@ -42,6 +43,7 @@ export function addKeyCommands(
         monthlyLimit?: number;
         rateLimit?: number;
         expiresInDays?: number;
+        externalId?: string;
         json?: boolean;
       }) => {
         const scopes = opts.scopes
@@ -59,6 +61,7 @@ export function addKeyCommands(
               monthly_limit: opts.monthlyLimit,
               rate_limit: opts.rateLimit,
               expires_in_days: opts.expiresInDays,
+              external_id: opts.externalId,
             },
             CLI_ACTOR,
           ),
@@ -124,6 +127,8 @@ export function addKeyCommands(
     .option('--rate-limit <n|none>', "calls per second; none: the plan's", limitOrNone(1))
     .addOption(new Option('--enable', 'let the key in again').conflicts('disable'))
     .option('--disable', 'refuse the key (401) until enabled')
+    .option('--external-id <id>', 'the customer or account the key belongs to')
+    .option('--no-external-id', 'the key belongs to no customer or account')
     .option('--json', 'print one JSON object')
     .addHelpText('after', scopesHelp('update', tools))
     .action(
@@ -138,6 +143,8 @@ export function addKeyCommands(
           rateLimit?: number | 'none';
           enable?: boolean;
           disable?: boolean;
+          /** false: `--no-external-id`. */
+          externalId?: string | false;
           json?: boolean;
         },
       ) => {
@@ -149,6 +156,7 @@ export function addKeyCommands(
           monthly_limit: noneAsNull(opts.monthlyLimit),
           rate_limit: noneAsNull(opts.rateLimit),
           enabled: opts.enable ? true : opts.disable ? false : undefined,
+          external_id: opts.externalId === false ? null : opts.externalId,
         };
         const view = await withContext(async (app) => {
           const keys = app.get(KeysService);

@@ -2,7 +2,13 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { AuditFilter } from '../../audit';
 import { AUDIT_ACTIONS } from '../../audit';
-import { ApiKeyView, decodeCursor, encodeCursor } from '../../subjects';
+import {
+  ApiExternalIdQuery,
+  ApiKeyView,
+  decodeCursor,
+  encodeCursor,
+  isExternalId,
+} from '../../subjects';
 import { Scopes } from '../../auth';
 import { encodePosition, nextLink } from '../../kernel/http/page-cursor';
 import type { KeyFilter } from '../../subjects';
@@ -50,10 +56,11 @@ export class AdminListsController {
     operationId: 'searchApiKeys',
     summary: 'Search keys',
     description:
-      'Keys in creation order whose name contains `q` (any case), or whose prefix or id starts with it, of `status` when given. A page reads at most 5,000 keys: while the `Link` header is there, more may match.',
+      'Keys in creation order whose name contains `q` (any case), or whose prefix or id starts with it, of `status` and `external_id` when given. A page reads at most 5,000 keys: while the `Link` header is there, more may match.',
   })
   @ApiQuery({ name: 'q', required: false, schema: { type: 'string', maxLength: 200 } })
   @ApiQuery({ name: 'status', required: false, schema: { type: 'string', enum: KEY_STATUSES } })
+  @ApiExternalIdQuery()
   @ApiPage(ApiKeyView, KEY_PAGE)
   @ApiErrors(400, 403)
   async searchKeys(
@@ -67,7 +74,11 @@ export class AdminListsController {
     if (after === null) {
       throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
     }
-    const filter: KeyFilter = { text: q?.trim().toLowerCase() || undefined, status };
+    const external_id = query.external_id as string | undefined;
+    if (external_id !== undefined && !isExternalId(external_id)) {
+      throw invalidQueryValue('external_id', 'expected 1 to 200 characters, a label');
+    }
+    const filter: KeyFilter = { text: q?.trim().toLowerCase() || undefined, status, external_id };
     const found = await this.lists.keys(filter, { after, limit: limit as number });
     if (found.next) {
       res.header(
@@ -75,6 +86,7 @@ export class AdminListsController {
         nextLink(`/${ADMIN_PATH}/api-keys`, limit as number, encodeCursor(found.next), {
           q,
           status,
+          external_id,
         }),
       );
     }

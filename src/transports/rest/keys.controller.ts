@@ -41,6 +41,7 @@ import {
   RevokedApiKey,
   RotateApiKeyInput,
   UpdateApiKeyInput,
+  ApiExternalIdQuery,
   CurrentCaller,
   SubjectsService,
 } from '../../subjects';
@@ -132,10 +133,14 @@ export class KeysController {
     }
   }
 
-  /** Keys in creation order, never secrets; `limit` and `cursor` page through them. */
+  /**
+   * Keys in creation order, never secrets; `limit` and `cursor` page through them, `external_id`
+   * keeps those of one external id (a bounded search: a page may hold fewer, while `Link` is set).
+   */
   @Get('api-keys')
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List keys' })
+  @ApiExternalIdQuery()
   @ApiPage(ApiKeyView, MAX_SUBJECT_PAGE)
   @ApiErrors(400, 403)
   async list(
@@ -157,7 +162,7 @@ export class KeysController {
   }
 
   /**
-   * Changes a key: any of name, scopes, plan, limits, enabled. Effective from the next request on
+   * Changes a key: any of name, scopes, plan, limits, enabled, external id. Effective from the next request on
    * any instance. The caller must hold every scope of the key, and cannot give more than it holds.
    */
   @Patch('api-keys/:id')

@@ -2,7 +2,12 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Res } fro
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../../audit';
 import { Scopes } from '../../auth';
-import { CurrentCaller, MAX_SUBJECT_PAGE, SubjectsService } from '../../subjects';
+import {
+  ApiExternalIdQuery,
+  CurrentCaller,
+  MAX_SUBJECT_PAGE,
+  SubjectsService,
+} from '../../subjects';
 import type { Caller, PrincipalRecord } from '../../subjects';
 import { ApiPage } from '../../kernel/openapi/page.decorator';
 import { ApiUsage, UsageView } from '../../limits';
@@ -37,6 +42,7 @@ function toView(
     scopes: record.scopes,
     first_seen_at: record.first_seen_at,
     last_seen_at: record.last_seen_at,
+    external_id: record.external_id,
   };
 }
 
@@ -57,10 +63,14 @@ export class PrincipalsController {
     private readonly kind: PrincipalSubjects,
   ) {}
 
-  /** Principals in the order they were first seen, a page at a time (`Link` to the next). */
+  /**
+   * Principals in the order they were first seen, a page at a time (`Link` to the next);
+   * `external_id` keeps those of one external id (a bounded search, as the keys').
+   */
   @Get()
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listPrincipals', summary: 'List OAuth principals' })
+  @ApiExternalIdQuery()
   @ApiPage(PrincipalView, MAX_SUBJECT_PAGE)
   @ApiErrors(400, 403)
   async list(
@@ -94,7 +104,7 @@ export class PrincipalsController {
   }
 
   /**
-   * Changes a principal: plan, limits, enabled. Effective from its next call on any instance; a
+   * Changes a principal: plan, limits, enabled, external id. Effective from its next call on any instance; a
    * disabled principal's tokens get 401 at once.
    */
   @Patch(':id')
