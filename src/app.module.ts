@@ -3,6 +3,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuditModule } from './audit';
 import { SubjectsModule, InitialKeyBootstrap } from './subjects';
+import { LedgerModule } from './ledger';
 import {
   KeysRoutesModule,
   HealthRoutesModule,
@@ -122,6 +123,7 @@ export function rootModule(
           ...FOUNDATION,
           StderrLogCoreModule,
           SubjectsModule,
+          LedgerModule,
           ToolsModule,
           DoctorModule,
           ...tools,

@@ -11,6 +11,7 @@ import { wholeNumber } from './transports/cli/cli.options';
 import { auditActor, line, out } from './transports/cli/cli.output';
 import { addKeyCommands } from './transports/cli/keys.commands';
 import { addWebhookCommands } from './transports/cli/webhooks.commands';
+import { addLedgerCommands } from './transports/cli/ledger.commands';
 import { ApiError } from './kernel/errors/api-error';
 import { printable } from './kernel/common/text';
 import { prepareEnvironment } from './kernel/settings/environment';
@@ -55,6 +56,7 @@ export function buildCli(): Command {
   program.exitOverride();
   addKeyCommands(program, withContext, declaredToolNames(TOOL_MODULES));
   addWebhookCommands(program, withContext);
+  addLedgerCommands(program, withContext);
 
   program
     .command('audit')

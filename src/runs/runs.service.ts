@@ -187,6 +187,7 @@ export class RunsService {
       issuer: principal.issuer,
       subject: principal.subject,
       client_id: principal.client_id,
+      external_id: principal.external_id,
       scopes: principal.scopes ?? ['*'],
       expires_at: run.expires_at,
       plan: this.principals.planOf(principal),
