@@ -14,6 +14,7 @@ import { Authentication } from './authentication';
 import type { Call, CallResponse } from './call';
 import { CallCheck } from './call-check';
 import { ToolSlots } from './tool-slots';
+import { idempotencyOwner } from './invocation-records';
 import type { Admission } from './tool-slots';
 
 /** A record that keeps changing under every attempt is answered 503 (SubjectRecordChanged) after these. */
@@ -141,7 +142,7 @@ export class CallChecks implements OnModuleInit {
     // 7. The Idempotency-Key: a replay, 409, 422, 429, or the entry its answer will be kept in.
     if (call.tool !== undefined && call.idempotencyKey !== undefined) {
       taken.entry = await this.idempotencyCheck.claim({
-        callerId: caller.id,
+        callerId: idempotencyOwner(caller.id, caller.run?.id),
         tool: call.tool,
         key: call.idempotencyKey,
         body: call.body,

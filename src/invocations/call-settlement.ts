@@ -3,7 +3,7 @@ import { Clock } from '../kernel/common/clock';
 import { QuotaService } from '../limits';
 import { InvocationRecord, InvocationStatus, InvocationStore } from './invocation.store';
 import { IdempotencyService } from '../idempotency';
-import { endOf, INSTANCE_STOPPED_CHANGES } from './invocation-records';
+import { endOf, idempotencyOwner, INSTANCE_STOPPED_CHANGES } from './invocation-records';
 
 /**
  * What a long-running call that ended badly leaves on its caller's usage (docs/long-running-calls.md,
@@ -60,7 +60,8 @@ export class CallSettlement {
         });
       }
       if (record.idempotency_key !== null) {
-        await this.idempotency.forget(record.caller_id, record.tool, record.idempotency_key);
+        const owner = idempotencyOwner(record.caller_id, record.charge_entry?.run_id);
+        await this.idempotency.forget(owner, record.tool, record.idempotency_key);
       }
     } catch (error) {
       this.logger.error({ err: error }, `Could not refund ${record.id}`);

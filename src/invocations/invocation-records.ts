@@ -26,6 +26,14 @@ export function newInvocationId(): string {
   return `inv_${time}${random.slice(0, 12)}${random.slice(13, 16)}${random.slice(17, 22)}`;
 }
 
+/**
+ * Whose Idempotency-Keys a call's are: its caller's, or, for a run's call, the run's own (a run's
+ * agent and its parent never replay each other's answers).
+ */
+export function idempotencyOwner(callerId: string, runId: string | null | undefined): string {
+  return runId ? `${callerId}.${runId}` : callerId;
+}
+
 /** What an instance that stopped leaves its calls with. */
 export const INSTANCE_STOPPED = 'The instance running this call stopped.';
 

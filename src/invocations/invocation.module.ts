@@ -19,6 +19,7 @@ import { ToolSlots } from './tool-slots';
 import { ToolRunner } from '../tools/index';
 import { ToolInvoker } from './tool.invoker';
 import { ToolRoutes } from './tool-routes';
+import { RunCalls } from './run-calls';
 
 /**
  * The checks of every call (CallChecks: authentication, scope, the modules' own, admission, rate
@@ -46,6 +47,7 @@ import { ToolRoutes } from './tool-routes';
     CallSettlement,
     InvocationEvents,
     LongRunningCalls,
+    RunCalls,
     InvocationGuard,
     ToolInvoker,
     ToolRoutes,

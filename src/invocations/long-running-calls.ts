@@ -15,6 +15,7 @@ import type { RegisteredTool } from '../tools/index';
 import { IdempotencyService } from '../idempotency';
 import { CallControl } from './call-control';
 import { CallSettlement } from './call-settlement';
+import { RunCalls } from './run-calls';
 import { InvocationEvents } from './invocation-events';
 import { ToolExecution } from './execution';
 import {
@@ -25,7 +26,6 @@ import {
   LongCallSpec,
   outcomeOf,
   progressWriter,
-  stoppedBy,
   newRecord,
 } from './invocation-records';
 
@@ -67,6 +67,7 @@ export class LongRunningCalls
     private readonly settlement: CallSettlement,
     private readonly events: InvocationEvents,
     private readonly idempotency: IdempotencyService,
+    private readonly runCalls: RunCalls,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
@@ -196,12 +197,8 @@ export class LongRunningCalls
     control: CallControl,
   ): Promise<Ending> {
     if (record.status === 'queued') {
-      try {
-        await spec.admission.started(control.signal);
-      } catch {
-        const changes = stoppedBy(control);
-        return { changes, refund: changes === INSTANCE_STOPPED_CHANGES, settles: true };
-      }
+      const ended = await this.runCalls.leaveQueue(record, spec.admission, control);
+      if (ended) return ended;
       const started = { status: 'running' as const, started_at: this.clock.now().toISOString() };
       const marked = await this.store
         .update(record.id, started, ['queued'])

@@ -13,7 +13,7 @@ export {
 export type { LedgerEntry, LedgerTransport } from './ledger-entry';
 export { CSV_HEADER, csvLine, ndjsonLine, stripeMeterEvent } from './ledger-formats';
 export type { StripeMeterEvent } from './ledger-formats';
-export { LedgerModule } from './ledger.module';
+export { LedgerModule, LedgerUpkeepModule } from './ledger.module';
 export { LedgerService } from './ledger.service';
 export type { LedgerPage } from './ledger.service';
 export { LedgerStore } from './ledger.store';

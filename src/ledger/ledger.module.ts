@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { Clock, SystemClock } from '../kernel/common/clock';
 import { LEDGER_STORES } from './ledger.stores';
 import { LedgerService } from './ledger.service';
+import { LedgerUpkeep } from './ledger.upkeep';
 
 /**
  * Reading the ledger: its pages and ranges (the usage store writes it, src/limits/). It imports no
@@ -12,3 +13,7 @@ import { LedgerService } from './ledger.service';
   exports: [LedgerService, ...LEDGER_STORES],
 })
 export class LedgerModule {}
+
+/** The hourly purge of entries past LEDGER_RETENTION_DAYS: the server's only. */
+@Module({ imports: [LedgerModule], providers: [LedgerUpkeep] })
+export class LedgerUpkeepModule {}

@@ -35,10 +35,16 @@ export abstract class LedgerStore {
   /** The subjects with entries in [fromMs, toMs) (each once). */
   abstract subjects(fromMs: number, toMs: number): Promise<string[]>;
   /**
-   * Entries a shared store wrote beside their counters but not into its time index (a process
-   * stopped between the two): indexed now; how many. The embedded store has none.
+   * A subject's entries in [fromMs, toMs) that a shared store wrote beside their counters but not
+   * into its time index (a process stopped between the two): how many; with `apply`, indexed now.
+   * The embedded store has none.
    */
-  abstract reindex(subjectId: string): Promise<number>;
+  abstract unindexed(
+    subjectId: string,
+    fromMs: number,
+    toMs: number,
+    apply: boolean,
+  ): Promise<number>;
 
   /** Every entry of the query, a page at a time: memory holds one page, whatever the range. */
   async *stream(query: LedgerQuery, pageSize = 1000): AsyncGenerator<LedgerEntry> {

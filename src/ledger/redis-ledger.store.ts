@@ -54,18 +54,17 @@ export class RedisLedgerStore extends LedgerStore {
     );
   }
 
-  private async entriesOf(
+  /** Each id's entry from its subject's hash (auto-pipelined: one round trip a node). */
+  private entriesOf(
     members: string[],
     subjectId: string | undefined,
   ): Promise<(LedgerEntry | undefined)[]> {
-    const pipeline = this.redis.client.pipeline();
-    for (const member of members) {
-      const [id, subject] = subjectId === undefined ? member.split(' ') : [member, subjectId];
-      pipeline.hget(LedgerKeys.entries(subject), id);
-    }
-    const replies = members.length ? await redisCall(pipeline.exec()) : [];
-    return (replies ?? []).map(([, json]) =>
-      typeof json === 'string' ? (JSON.parse(json) as LedgerEntry) : undefined,
+    return Promise.all(
+      members.map(async (member) => {
+        const [id, subject] = subjectId === undefined ? member.split(' ') : [member, subjectId];
+        const json = await redisCall(this.redis.client.hget(LedgerKeys.entries(subject), id));
+        return json === null ? undefined : (JSON.parse(json) as LedgerEntry);
+      }),
     );
   }
 
@@ -74,12 +73,18 @@ export class RedisLedgerStore extends LedgerStore {
     const members = await redisCall(
       client.zrangebylex(LedgerKeys.index, '-', `(${ledgerIdFrom(beforeMs)}`, 'LIMIT', 0, limit),
     );
-    for (const member of members) {
-      const [id, subject] = member.split(' ');
-      await redisCall(client.hdel(LedgerKeys.entries(subject), id));
-      await redisCall(client.zrem(LedgerKeys.ids(subject), id));
-    }
-    if (members.length) await redisCall(client.zrem(LedgerKeys.index, ...members));
+    if (!members.length) return 0;
+    // Auto-pipelined: each subject's hash and set (their slots), then the index.
+    await Promise.all(
+      members.map((member) => {
+        const [id, subject] = member.split(' ');
+        return Promise.all([
+          redisCall(client.hdel(LedgerKeys.entries(subject), id)),
+          redisCall(client.zrem(LedgerKeys.ids(subject), id)),
+        ]);
+      }),
+    );
+    await redisCall(client.zrem(LedgerKeys.index, ...members));
     return members.length;
   }
 
@@ -112,19 +117,36 @@ export class RedisLedgerStore extends LedgerStore {
     }
   }
 
-  async reindex(subjectId: string): Promise<number> {
+  async unindexed(
+    subjectId: string,
+    fromMs: number,
+    toMs: number,
+    apply: boolean,
+  ): Promise<number> {
     const { client } = this.redis;
-    let added = 0;
-    let start = '-';
+    let missing = 0;
+    let start = `[${ledgerIdFrom(fromMs)}`;
     for (;;) {
       const ids = await redisCall(
-        client.zrangebylex(LedgerKeys.ids(subjectId), start, '+', 'LIMIT', 0, CHUNK),
+        client.zrangebylex(
+          LedgerKeys.ids(subjectId),
+          start,
+          `(${ledgerIdFrom(toMs)}`,
+          'LIMIT',
+          0,
+          CHUNK,
+        ),
       );
-      if (ids.length) {
-        const members = ids.flatMap((id) => [0, `${id} ${subjectId}`]);
-        added += await redisCall(client.zadd(LedgerKeys.index, ...members));
+      const members = ids.map((id) => `${id} ${subjectId}`);
+      const scores = await Promise.all(
+        members.map((member) => redisCall(client.zscore(LedgerKeys.index, member))),
+      );
+      const absent = members.filter((_, i) => scores[i] === null);
+      missing += absent.length;
+      if (apply && absent.length) {
+        await redisCall(client.zadd(LedgerKeys.index, ...absent.flatMap((member) => [0, member])));
       }
-      if (ids.length < CHUNK) return added;
+      if (ids.length < CHUNK) return missing;
       start = `(${ids[ids.length - 1]}`;
     }
   }

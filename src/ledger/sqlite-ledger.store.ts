@@ -75,7 +75,7 @@ export class SqliteLedgerStore extends LedgerStore {
     );
   }
 
-  reindex(): Promise<number> {
+  unindexed(): Promise<number> {
     return Promise.resolve(0);
   }
 }

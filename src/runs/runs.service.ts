@@ -52,6 +52,7 @@ function mayReach(caller: Caller, run: RunRecord, admin: 'admin:read' | 'admin:w
 @Injectable()
 export class RunsService {
   private readonly logger = new Logger('Runs');
+  private readonly endListeners: ((run: RunRecord) => Promise<void>)[] = [];
 
   constructor(
     private readonly store: RunStore,
@@ -199,10 +200,26 @@ export class RunsService {
     return caller;
   }
 
-  /** Ends a run (the first end stands) and tells the webhooks; false when it had ended. */
+  /** `listener` runs after each run this instance ends (the invocations cancel its queued calls). */
+  onEnded(listener: (run: RunRecord) => Promise<void>): void {
+    this.endListeners.push(listener);
+  }
+
+  /** Whether a run is active now (its calls may start). */
+  async isActive(id: string): Promise<boolean> {
+    const run = await this.store.find(id);
+    return run !== undefined && runStatus(run, this.clock.now().toISOString()) === 'active';
+  }
+
+  /** Ends a run (the first end stands) and tells who listens; false when it had ended. */
   private async end(run: RunRecord, reason: RunEndReason): Promise<boolean> {
     const after = await this.store.end(run.id, reason, this.clock.now().toISOString());
     if (!after) return false;
+    for (const listener of this.endListeners) {
+      await listener(after).catch((error: unknown) =>
+        this.logger.warn({ err: error }, `Could not settle the calls of ${run.id}`),
+      );
+    }
     const spending = await this.usage.getRunSpending(run.parent.id, run.id);
     await this.webhooks
       ?.publish('run.ended', {

@@ -7,11 +7,15 @@ import { WebhooksService } from './webhooks.service';
 /** The shares of a limit whose crossing is announced, in percent. */
 export const QUOTA_THRESHOLDS = [80, 100] as const;
 
-/** Who spends: a key or an OAuth principal. */
+/** Who spends: a key or an OAuth principal (a run's call: within that run). */
 export interface QuotaSubject {
   kind: 'key' | 'principal';
   id: string;
+  run?: { id: string };
 }
+
+/** A run's budget is kept at most 37 days (a week's run and its 30 days): so are its markers. */
+const RUN_MARK_MS = 37 * 86_400_000;
 
 interface Crossing {
   period: 'day' | 'month';
@@ -64,7 +68,37 @@ export class QuotaThresholds {
       ...crossingsOf('day', state, cost),
       ...(state.monthly ? crossingsOf('month', state.monthly, cost) : []),
     ];
-    return crossings.length === 0 ? undefined : this.announce(subject, crossings);
+    const run = subject.run && state.run;
+    const runCrossings = run
+      ? QUOTA_THRESHOLDS.filter(
+          (t) => (run.spent - cost) * 100 < t * run.budget && run.spent * 100 >= t * run.budget,
+        )
+      : [];
+    if (crossings.length === 0 && runCrossings.length === 0) return undefined;
+    return this.announce(subject, crossings).then(() =>
+      this.announceRun(subject, state, runCrossings),
+    );
+  }
+
+  /** `run.budget_threshold`: once per run and threshold, as the quota's. */
+  private async announceRun(
+    subject: QuotaSubject,
+    state: QuotaState,
+    thresholds: number[],
+  ): Promise<void> {
+    if (!subject.run || !state.run) return;
+    for (const threshold of thresholds) {
+      const marker = `run:${subject.run.id}:${threshold}`;
+      const now = this.clock.nowMs();
+      const until = new Date(now + RUN_MARK_MS).toISOString();
+      if (!(await this.store.markOnce(marker, new Date(now).toISOString(), until))) continue;
+      await this.webhooks.publish('run.budget_threshold', {
+        run: { id: subject.run.id, parent: { kind: subject.kind, id: subject.id } },
+        threshold,
+        budget: state.run.budget,
+        spent: state.run.spent,
+      });
+    }
   }
 
   private async announce(subject: QuotaSubject, crossings: Crossing[]): Promise<void> {

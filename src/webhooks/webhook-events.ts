@@ -124,7 +124,7 @@ export const WEBHOOK_EVENT_TYPES = {
     description:
       "A run's spending crossed 80 % or 100 % of its budget: once per run and threshold.",
     data: object({
-      run: object({ id: string, parent: { type: 'object' }, label: nullableString }),
+      run: object({ id: string, parent: { type: 'object' } }),
       threshold: { type: 'integer', enum: [80, 100] },
       budget: { type: 'integer' },
       spent: { type: 'integer' },

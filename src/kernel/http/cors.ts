@@ -36,6 +36,7 @@ const CORS: CorsOptions = {
     'X-Quota-Monthly-Limit',
     'X-Quota-Monthly-Used',
     'X-Quota-Monthly-Remaining',
+    'X-Run-Budget-Remaining',
     'X-Request-Id',
     // A browser's OAuth client reads the 401's challenge to find the resource's metadata.
     'WWW-Authenticate',

@@ -127,6 +127,7 @@ const QUOTA_HEADERS: Record<string, HeaderObject> = {
   'X-Quota-Monthly-Remaining': integerHeader(
     'Credits left this month (only with a monthly limit).',
   ),
+  'X-Run-Budget-Remaining': integerHeader("Credits left of the run's budget (a run's call only)."),
 };
 
 const { 'Retry-After': _retry, ...RATE_LIMIT_STATE } = RATE_LIMIT_HEADERS;

@@ -257,6 +257,7 @@ export const EnvironmentSchema = z.looseObject({
   WEBHOOK_SECRET_KEY: secretKey,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   WEBHOOK_POLL_MS: wholeNumber(1000, 10),
+  LEDGER_RETENTION_DAYS: wholeNumber(400, 1),
 });
 
 export type ParsedEnvironment = z.output<typeof EnvironmentSchema>;

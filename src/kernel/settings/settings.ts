@@ -95,6 +95,8 @@ export interface Settings {
     /** How often an instance looks for deliveries due. */
     pollMs: number;
   };
+  /** LEDGER_RETENTION_DAYS: ledger entries are kept this many days (docs/runs-and-ledger.md). */
+  ledgerRetentionDays: number;
   /** The service's external origin (PUBLIC_URL), when set. */
   publicUrl?: string;
   /** OAuth access tokens accepted beside keys: set when OAUTH_ISSUERS is (which needs PUBLIC_URL). */
@@ -230,6 +232,7 @@ export function loadSettings(env: Environment): Settings {
       retrySchedule: parsed.WEBHOOK_RETRY_SCHEDULE,
       pollMs: parsed.WEBHOOK_POLL_MS,
     },
+    ledgerRetentionDays: parsed.LEDGER_RETENTION_DAYS,
     version: packageVersion(),
   };
 }

@@ -15,12 +15,23 @@ import { OAuthPrincipalsCheck } from './checks/oauth-principals.check';
 import { OAuthModule } from '../../oauth';
 import { WebhooksModule } from '../../webhooks';
 import { WebhooksCheck } from './checks/webhooks.check';
+import { LedgerCheck } from './checks/ledger.check';
+import { LedgerModule } from '../../ledger';
+import { LimitsModule } from '../../limits';
 import { SubjectsModule } from '../../subjects';
 import { DoctorController } from './doctor.controller';
 import { DoctorService } from './doctor.service';
 
 @Module({
-  imports: [DiscoveryModule, ConfigurationModule, OAuthModule, SubjectsModule, WebhooksModule],
+  imports: [
+    DiscoveryModule,
+    ConfigurationModule,
+    OAuthModule,
+    SubjectsModule,
+    WebhooksModule,
+    LedgerModule,
+    LimitsModule,
+  ],
   controllers: [DoctorController],
   providers: [
     DoctorService,
@@ -36,6 +47,7 @@ import { DoctorService } from './doctor.service';
     OAuthIssuersCheck,
     OAuthPrincipalsCheck,
     WebhooksCheck,
+    LedgerCheck,
   ],
   exports: [DoctorService],
 })

@@ -77,7 +77,8 @@ export const QUOTA_META = 'io.tis/quota';
 
 /**
  * A counted call's result with `_meta["io.tis/quota"]`: its cost, the day's figures (as the
- * `X-Quota-*` headers give them) and the month's, or null without a monthly limit.
+ * `X-Quota-*` headers give them) and the month's, or null without a monthly limit; a run's call,
+ * its run's `{budget, spent, remaining}` too.
  */
 function withQuota(result: CallToolResult, quota: QuotaState | undefined): CallToolResult {
   if (!quota || quota.cost === undefined) return result;
@@ -97,6 +98,7 @@ function withQuota(result: CallToolResult, quota: QuotaState | undefined): CallT
         remaining: quota.remaining,
         resets_at: quota.resetsAt.toISOString(),
         monthly,
+        ...(quota.run ? { run: quota.run } : {}),
       },
     },
     ...result,

@@ -21,7 +21,7 @@ import { AdminCatalogController } from './admin-catalog.controller';
 import { WebhookDeliveryModule, WebhooksModule } from '../../webhooks';
 import { RunsModule, RunsUpkeepModule } from '../../runs';
 import { RunsController } from './runs.controller';
-import { LedgerModule } from '../../ledger';
+import { LedgerModule, LedgerUpkeepModule } from '../../ledger';
 import { LedgerController } from './ledger.controller';
 import { WebhooksController } from './webhooks.controller';
 
@@ -70,9 +70,9 @@ export class ToolsRoutesModule {}
 })
 export class ReportsRoutesModule {}
 
-/** The run and ledger routes, and the purge of ended runs: the server's only. */
+/** The run and ledger routes, and the purges of ended runs and old entries: the server's only. */
 @Module({
-  imports: [RunsModule, RunsUpkeepModule, LedgerModule],
+  imports: [RunsModule, RunsUpkeepModule, LedgerModule, LedgerUpkeepModule],
   controllers: [RunsController, LedgerController],
 })
 export class RunsRoutesModule {}

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../../kernel/common/clock';
+import { plural } from '../../../kernel/common/text';
+import { LedgerStore } from '../../../ledger';
+import { UsageStore } from '../../../limits';
+import { PrincipalStore } from '../../../subjects';
+import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass, warn } from '../doctor-check';
+
+const DAY_MS = 86_400_000;
+/** Subjects reconciled in one run, at most (the busiest deployments report the rest unchecked). */
+const MAX_SUBJECTS = 2000;
+
+/** What a subject's day holds: its counter, and what its ledger entries sum to. */
+interface Drift {
+  subject: string;
+  day: string;
+  counted: number;
+  ledger: number;
+}
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The ledger against the counters: for every subject with entries today or yesterday (UTC), each
+ * day's credits as counted equal what its entries sum to, a refund counting on the day of the
+ * charge it gives back (found by its invocation). On Redis, entries missing from the time index
+ * (a process stopped between the two writes) are reported, and indexed by `--fix`. A deleted
+ * principal's entries are not reconciled: its counters were deleted with it.
+ */
+@DoctorCheck({ order: 88 })
+@Injectable()
+export class LedgerCheck implements HealthCheck {
+  readonly name = 'ledger';
+
+  constructor(
+    private readonly ledger: LedgerStore,
+    private readonly usage: UsageStore,
+    private readonly principals: PrincipalStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(): Promise<CheckOutcome> {
+    return this.reconcile(false);
+  }
+
+  async fix(): Promise<void> {
+    await this.reconcile(true);
+  }
+
+  private async reconcile(apply: boolean): Promise<CheckOutcome> {
+    const now = this.clock.nowMs();
+    const today = Date.parse(`${dayOf(now)}T00:00:00Z`);
+    const days = [dayOf(today - DAY_MS), dayOf(today)];
+    const subjects = await this.ledger.subjects(today - DAY_MS, now + 1);
+    const checked = subjects.slice(0, MAX_SUBJECTS);
+    const drifts: Drift[] = [];
+    let unindexed = 0;
+    for (const subject of checked) {
+      // A deleted principal's counters went with it; its entries stay, what a bill is built from.
+      if (subject.startsWith('prn_') && !(await this.principals.findPrincipal(subject))) continue;
+      const sums = await this.daySums(subject, today - 2 * DAY_MS, now + 1);
+      for (const day of days) {
+        const counted = await this.usage.getUsage(subject, day);
+        const ledger = Math.max(0, sums.get(day) ?? 0);
+        if (counted !== ledger) drifts.push({ subject, day, counted, ledger });
+      }
+      unindexed += await this.ledger.unindexed(subject, today - DAY_MS, now + 1, apply);
+    }
+    const scope = `${plural(checked.length, 'subject')} active today or yesterday`;
+    const left =
+      subjects.length > checked.length
+        ? `; ${subjects.length - checked.length} more not checked`
+        : '';
+    if (drifts.length) {
+      const shown = drifts
+        .slice(0, 5)
+        .map((d) => `${d.subject} on ${d.day}: counted ${d.counted}, ledger ${d.ledger}`);
+      return fail(`Ledger and counters differ (${shown.join('; ')}) among ${scope}${left}`);
+    }
+    if (unindexed) {
+      return warn(
+        `${plural(unindexed, 'entry')} missing from the ledger's time index (doctor --fix indexes them)`,
+        true,
+      );
+    }
+    return pass(`The ledger matches the counters of ${scope}${left}`);
+  }
+
+  /** A subject's credits per UTC day, each refund on its charge's day (its own when unknown). */
+  private async daySums(
+    subject: string,
+    fromMs: number,
+    toMs: number,
+  ): Promise<Map<string, number>> {
+    const sums = new Map<string, number>();
+    const chargedOn = new Map<string, string>();
+    for await (const entry of this.ledger.stream({ fromMs, toMs, subjectId: subject })) {
+      let day = entry.at.slice(0, 10);
+      if (entry.kind === 'charge' && entry.invocation_id) chargedOn.set(entry.invocation_id, day);
+      if (entry.kind === 'refund' && entry.invocation_id)
+        day = chargedOn.get(entry.invocation_id) ?? day;
+      sums.set(day, (sums.get(day) ?? 0) + entry.credits);
+    }
+    return sums;
+  }
+}
