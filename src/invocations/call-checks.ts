@@ -177,7 +177,7 @@ function ledgerContext(call: Call): LedgerContext {
   return {
     transport: LEDGER_TRANSPORTS[call.transport],
     request_id: call.requestId ?? null,
-    idempotency_key: call.idempotencyKey === undefined ? null : String(call.idempotencyKey),
+    idempotency_key: typeof call.idempotencyKey === 'string' ? call.idempotencyKey : null,
     invocation_id: call.background ?? null,
   };
 }

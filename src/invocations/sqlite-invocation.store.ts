@@ -84,6 +84,7 @@ const ALL_BUT_RESULT = [
   'charged_day',
   'charged_credits',
   'idempotency_key',
+  'charge_entry',
 ].join(', ');
 
 /**

@@ -10,7 +10,7 @@ import { LedgerUpkeep } from './ledger.upkeep';
  */
 @Module({
   providers: [...LEDGER_STORES, LedgerService, { provide: Clock, useClass: SystemClock }],
-  exports: [LedgerService, ...LEDGER_STORES],
+  exports: [LedgerService, ...LEDGER_STORES, Clock],
 })
 export class LedgerModule {}
 

@@ -76,7 +76,7 @@ export class LedgerService {
     const query = this.query(params);
     const { limit } = queryInts(params, { limit: { min: 1, max: 1000, default: 100 } });
     const entries = await this.store.page(query, (limit as number) + 1);
-    const page = entries.slice(0, limit as number);
+    const page = entries.slice(0, limit);
     return {
       entries: page,
       next_cursor: entries.length > page.length ? page[page.length - 1].id : null,

@@ -19,7 +19,8 @@ export class SqliteLedgerStore extends LedgerStore {
     sqlite.ensureSchema('ledger', LEDGER_MIGRATIONS);
     const { db } = sqlite;
     this.stmt = {
-      purge: db.prepare(
+      // A write, in the counters connection's group commit (where the entries are written).
+      purge: sqlite.counters.prepare(
         `DELETE FROM ledger_entries WHERE id IN
            (SELECT id FROM ledger_entries WHERE id < ? ORDER BY id LIMIT ?)`,
       ),

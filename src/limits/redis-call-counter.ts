@@ -1,4 +1,4 @@
-import type { Result } from 'ioredis';
+import { Cluster, type Result } from 'ioredis';
 import { RedisClient, redisCall } from '../kernel/store/redis/redis.connection';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import { BUCKET_LUA, bucketDraw, bucketKey } from './redis-rate.store';
@@ -10,7 +10,7 @@ import {
   CONSUME_QUOTA_LUA,
   indexEntries,
   quotaResult,
-} from './redis-usage.store';
+} from './redis-usage.scripts';
 import { CallCount, CallCounted, CallCounter, SubjectRecordChanged } from './call-counter';
 
 /**
@@ -88,8 +88,12 @@ export class RedisCallCounter extends CallCounter {
    */
   private waiting = new Map<string, Waiting[]>();
 
+  /** The script writes the ledger's time index itself (not on a Cluster). */
+  private readonly indexed: boolean;
+
   constructor(private readonly client: RedisClient) {
     super();
+    this.indexed = !(client instanceof Cluster);
     client.defineCommand('tisCountCalls', {
       numberOfKeys: 2 + CHARGE_KEYS,
       lua: COUNT_CALLS_SCRIPT,
@@ -119,18 +123,22 @@ export class RedisCallCounter extends CallCounter {
         this.client.tisCountCalls(
           RedisKeys.record(key.id),
           bucketKey(budget),
-          ...chargeKeys(key.id, { day: '', month: '', ...quota, runId: quota?.run?.id }),
+          ...chargeKeys(
+            key.id,
+            { day: '', month: '', ...quota, runId: quota?.run?.id },
+            this.indexed,
+          ),
           budget.windowMs,
           ...calls.flatMap(({ call }) => [
             String(call.key.revision ?? 0),
             call.nowMs,
             call.budget.rate,
             call.budget.burst,
-            ...(call.quota ? chargeArguments(call.quota) : NO_CHARGE),
+            ...(call.quota ? chargeArguments(call.quota, this.indexed) : NO_CHARGE),
           ]),
         ),
       );
-      const results = calls.map(({ call }, i): CallCounted | undefined => {
+      const results = calls.map((_, i): CallCounted | undefined => {
         const reply = replies[i];
         if (reply[0] === -1) return undefined;
         const rate = bucketDraw(reply);

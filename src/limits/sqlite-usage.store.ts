@@ -93,13 +93,6 @@ export class SqliteUsageStore extends UsageStore {
       pruneUsage: counters.prepare('DELETE FROM usage_counters WHERE day < ?'),
       pruneTools: counters.prepare('DELETE FROM usage_by_tool WHERE day < ?'),
       pruneMonths: counters.prepare('DELETE FROM usage_months WHERE month < ?'),
-      days: counters.prepare(
-        'SELECT day, count FROM usage_counters WHERE key_id = ? AND day >= ? AND day <= ?',
-      ),
-      toolDays: counters.prepare(
-        `SELECT day, tool, calls, credits, failed FROM usage_by_tool
-         WHERE key_id = ? AND day >= ? AND day <= ?`,
-      ),
     };
     this.history = usageHistoryWrites(counters);
     this.pruneOldUsage(new Date().toISOString().slice(0, 10));
@@ -279,26 +272,6 @@ export class SqliteUsageStore extends UsageStore {
 
   getUsageDays(keyId: string, days: string[]): Promise<DayUsage[]> {
     if (!days.length) return Promise.resolve([]);
-    const sorted = [...days].sort();
-    const [first, last] = [sorted[0], sorted[sorted.length - 1]];
-    return this.sqlite.run(() => {
-      const totals = new Map(
-        (this.stmt.days.all(keyId, first, last) as { day: string; count: number }[]).map((r) => [
-          r.day,
-          r.count,
-        ]),
-      );
-      const byDay = new Map<string, DayUsage['byTool']>();
-      const rows = this.stmt.toolDays.all(keyId, first, last) as ({
-        day: string;
-        tool: string;
-      } & DayUsage['byTool'][string])[];
-      for (const { day, tool, calls, credits, failed } of rows) {
-        const tools = byDay.get(day) ?? {};
-        tools[tool] = { calls, credits, failed };
-        byDay.set(day, tools);
-      }
-      return days.map((day) => ({ used: totals.get(day) ?? 0, byTool: byDay.get(day) ?? {} }));
-    });
+    return this.sqlite.run(() => this.history.days(keyId, days));
   }
 }

@@ -223,7 +223,7 @@ export class RunsService {
     const spending = await this.usage.getRunSpending(run.parent.id, run.id);
     await this.webhooks
       ?.publish('run.ended', {
-        run: this.view(after, spending) as unknown as Record<string, unknown>,
+        run: this.view(after, spending),
       })
       .catch((error: unknown) => this.logger.warn({ err: error }, 'run.ended not stored'));
     return true;

@@ -246,7 +246,7 @@ describe("the console's admin routes (e2e)", () => {
         queryIssue(
           'action',
           'value_error',
-          'Value error, expected one of: api_key.create, api_key.update, api_key.rotate, api_key.revoke, config.set, doctor.fix, principal.update, principal.delete, webhook.created, webhook.updated, webhook.secret_rotated, webhook.deleted, webhook.disabled',
+          'Value error, expected one of: api_key.create, api_key.update, api_key.rotate, api_key.revoke, config.set, doctor.fix, principal.update, principal.delete, webhook.created, webhook.updated, webhook.secret_rotated, webhook.deleted, webhook.disabled, run.created, run.updated, run.deleted',
         ),
       ],
       [
@@ -426,6 +426,9 @@ describe("the console's admin routes (e2e)", () => {
       'webhook.secret_rotated',
       'webhook.deleted',
       'webhook.disabled',
+      'run.created',
+      'run.updated',
+      'run.deleted',
     ]) {
       const res = await get(`${ADMIN}/audit?action=${action}`);
       expect([action, res.status]).toEqual([action, 200]);

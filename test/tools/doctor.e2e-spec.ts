@@ -49,6 +49,7 @@ describe('doctor (e2e)', () => {
       'oauth_issuers',
       'oauth_principals',
       'webhooks',
+      'ledger',
       'disk_space',
     ]);
     for (const check of checks) {

@@ -33,9 +33,11 @@ const TAGS: readonly TagObject[] = [
   { name: 'tools', description: 'The tools (`POST /api/v1/services/<tool>`) and their discovery.' },
   { name: 'invocations', description: 'Long-running calls: their views, and cancelling them.' },
   { name: 'usage', description: 'What the calling key has spent.' },
+  { name: 'runs', description: "A budget and a token for one agent's task: its calls, its spend." },
   { name: 'auth', description: 'Keys and OAuth principals: scopes, plans, limits, rotation.' },
   { name: 'audit', description: 'Who changed which key, principal or setting, and when.' },
   { name: 'webhooks', description: 'Signed events to your URLs: endpoints, deliveries, retries.' },
+  { name: 'ledger', description: 'Every counted call and refund: pages, NDJSON and CSV exports.' },
   {
     name: 'admin',
     description: 'What the operator console reads: usage, errors, keys and audit across callers.',
