@@ -10,7 +10,8 @@
 #   KIND=rest|mcp2025|mcp2026 (rest), CONFIG_YAML=<text> (a CONFIG_FILE for the service and its
 #   key), WARM=<requests> (10000), N=<requests> (5000), CONNECTIONS (8), CG_OUT=<file> (keep
 #   the profile), WEBHOOK=1 (a webhook endpoint subscribed to every event, on a loopback port
-#   nothing listens on: what its presence costs a call).
+#   nothing listens on: what its presence costs a call), RUN=1 (the calls made with the token of a
+#   run of the key, docs/runs-and-ledger.md: what a run costs a call).
 # Needs valgrind (apt-get install -y valgrind) and, for STORE=redis, redis-server.
 # Run each build in the same go, one after the other; differences under 1 % are noise.
 set -euo pipefail
@@ -63,6 +64,11 @@ for _ in $(seq 240); do
   sleep 1
 done
 [ -n "$PID" ] || { cat "$D/log"; exit 1; }
+if [ "${RUN:-}" = 1 ]; then
+  KEY=$(curl -s -X POST "http://127.0.0.1:$PORT/api/v1/runs" -H "Authorization: Bearer $KEY" \
+    -H 'Content-Type: application/json' -d '{"budget": 1000000000, "ttl_seconds": 604800}' |
+    node -e 'process.stdin.on("data",d=>console.log(JSON.parse(d).token))')
+fi
 
 load() {
   (cd "$HERE" && KIND=$KIND PORT=$PORT KEY=$KEY AMOUNT=$1 CONNECTIONS=$CONNECTIONS node -e '
@@ -96,6 +102,6 @@ kill -INT "$PID"
 wait "$APP_JOB" || true
 PID=
 PER=$(grep -h '^summary:\|^totals:' "$D"/cg.out* | awk -v n="$N" '{ s += $2 } END { printf "%d", s / n }')
-echo "$APP $KIND-$ADAPTER-$STORE${CONFIG_YAML:+ (config)}: $PER instructions per request"
+echo "$APP $KIND-$ADAPTER-$STORE${CONFIG_YAML:+ (config)}${RUN:+ (run)}: $PER instructions per request"
 # CG_OUT=<file> keeps the profile, for callgrind_annotate (--inclusive=yes) and a diff of two.
 if [ -n "${CG_OUT:-}" ]; then cat "$D"/cg.out* >"$CG_OUT"; fi

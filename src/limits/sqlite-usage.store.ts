@@ -71,7 +71,9 @@ export class SqliteUsageStore extends UsageStore {
       runSpent: counters
         .prepare('SELECT COALESCE(SUM(credits), 0) FROM run_spending WHERE run_id = ?')
         .pluck(),
-      runSpending: counters.prepare('SELECT tool, credits FROM run_spending WHERE run_id = ?'),
+      runSpending: counters.prepare(
+        'SELECT tool, credits FROM run_spending WHERE run_id = ? AND credits > 0',
+      ),
       countRun: counters.prepare(
         `INSERT INTO run_spending (run_id, tool, credits) VALUES (?, ?, ?)
          ON CONFLICT(run_id, tool) DO UPDATE SET credits = credits + excluded.credits`,

@@ -117,4 +117,48 @@ onBothBackends('usage and credits', USAGE_STORE, (current) => {
     expect(await allowed('key_none', { dailyLimit: 0 })).toEqual({ allowed: false, used: 0 });
     expect(await store.getUsage('key_none', DAY)).toBe(0);
   });
+
+  it("counts a run's calls against its budget too, exactly, on two connections: all or none", async () => {
+    const { store, another } = current();
+    const other = await another();
+    const run = { id: 'run_00000000000000000000000000000001', budget: 7 };
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? other : store).consumeQuota(KEY, charge({ dailyLimit: 100, cost: 2, run })),
+      ),
+    );
+    expect(results.filter((r) => r.allowed)).toHaveLength(3);
+    const refused = results.filter((r) => !r.allowed);
+    expect(refused.every((r) => r.refused === 'run' && r.runSpent === 6)).toBe(true);
+    expect(Math.max(...results.filter((r) => r.allowed).map((r) => r.runSpent ?? 0))).toBe(6);
+    // Refused by the run, nothing was counted for the key either.
+    expect(await store.getUsage(KEY, DAY)).toBe(6);
+    expect(await other.getRunSpending(KEY, run.id)).toEqual({ greet: 6 });
+  });
+
+  it("refuses by the key's day before the run's budget, and a refund gives the run its credits back", async () => {
+    const { store } = current();
+    const run = { id: 'run_00000000000000000000000000000002', budget: 100 };
+    expect(await store.consumeQuota(KEY, charge({ dailyLimit: 3, cost: 2, run }))).toMatchObject({
+      allowed: true,
+      runSpent: 2,
+    });
+    expect(await store.consumeQuota(KEY, charge({ dailyLimit: 3, cost: 2, run }))).toMatchObject({
+      allowed: false,
+      refused: 'daily',
+    });
+    await store.refund(KEY, {
+      day: DAY,
+      month: '2026-11',
+      tool: 'greet',
+      credits: 2,
+      runId: run.id,
+    });
+    expect(await store.getRunSpending(KEY, run.id)).toEqual({});
+    expect(await store.getUsage(KEY, DAY)).toBe(0);
+    await store.consumeQuota(KEY, charge({ cost: 1, run, tool: 'doctor' }));
+    expect(await store.getRunSpending(KEY, run.id)).toEqual({ doctor: 1 });
+    await store.deleteRunSpending(KEY, run.id);
+    expect(await store.getRunSpending(KEY, run.id)).toEqual({});
+  });
 });
