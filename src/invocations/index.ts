@@ -9,7 +9,7 @@ export type { CallResponse, Call } from './call';
 export { CallCheck } from './call-check';
 export { CallChecks } from './call-checks';
 export type { AdmittedCall } from './call-checks';
-export { INVOCATION_KEEP_MS, newInvocationId } from './invocation-records';
+export { INVOCATION_KEEP_MS, newInvocationId, ownsInvocation } from './invocation-records';
 export { CountsOwnRateLimit } from './invocation.decorators';
 export { InvocationView } from './invocation.dto';
 export { InvocationGuard } from './invocation.guard';

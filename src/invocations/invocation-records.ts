@@ -1,7 +1,7 @@
 import { HttpException, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { answerOf } from '../kernel/errors/answer';
-import type { LedgerEntry } from '../ledger';
+import type { NewLedgerEntry } from '../ledger';
 import type { InvocationChanges, InvocationRecord, InvocationStore } from './invocation.store';
 import type { RegisteredTool } from '../tools/index';
 import type { ToolActor } from './execution';
@@ -34,6 +34,18 @@ export function idempotencyOwner(callerId: string, runId: string | null | undefi
   return runId ? `${callerId}.${runId}` : callerId;
 }
 
+/**
+ * Whether a call is the caller's own: its caller's, and for a run's token, made in that run (a run
+ * sees and cancels its own calls, never its parent's others).
+ */
+export function ownsInvocation(
+  caller: { id: string; run?: { id: string } },
+  record: Pick<InvocationRecord, 'caller_id' | 'charge_entry'>,
+): boolean {
+  if (record.caller_id !== caller.id) return false;
+  return !caller.run || record.charge_entry?.run_id === caller.run.id;
+}
+
 /** What an instance that stopped leaves its calls with. */
 export const INSTANCE_STOPPED = 'The instance running this call stopped.';
 
@@ -48,7 +60,7 @@ export const INSTANCE_STOPPED_CHANGES: InvocationChanges = {
 export interface ChargedCredits {
   day: string;
   credits: number;
-  entry?: LedgerEntry;
+  entry?: NewLedgerEntry;
 }
 
 /** Who started a call and how: its caller, what it was charged, its Idempotency-Key. */

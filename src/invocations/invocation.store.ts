@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../ledger';
+import type { NewLedgerEntry } from '../ledger';
 
 /** Where a long-running call stands. */
 export type InvocationStatus =
@@ -67,7 +67,7 @@ export interface InvocationRecord {
   /** The Idempotency-Key it was started with (its kept answer is forgotten when it is refunded). */
   idempotency_key: string | null;
   /** The ledger entry of its charge: a refund's entry gives it back (its subject, run, origin). */
-  charge_entry: LedgerEntry | null;
+  charge_entry: NewLedgerEntry | null;
 }
 
 /** What changes when a call moves on (its status, progress, outcome). */

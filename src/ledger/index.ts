@@ -9,8 +9,9 @@ export {
   LedgerKeys,
   ledgerValues,
   newLedgerId,
+  withTime,
 } from './ledger-entry';
-export type { LedgerEntry, LedgerTransport } from './ledger-entry';
+export type { LedgerEntry, LedgerTransport, NewLedgerEntry } from './ledger-entry';
 export { CSV_HEADER, csvLine, ndjsonLine, stripeMeterEvent } from './ledger-formats';
 export type { StripeMeterEvent } from './ledger-formats';
 export { LedgerModule, LedgerUpkeepModule } from './ledger.module';

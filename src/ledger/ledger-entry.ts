@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /** How a counted call reached the service. */
 export type LedgerTransport = 'rest' | 'mcp' | 'stdio';
@@ -23,10 +23,46 @@ export interface LedgerEntry {
   invocation_id: string | null;
 }
 
+/**
+ * An entry as the usage store writes it: its time is its id's (`at` is derived when it is read, so
+ * that a counted call formats no date).
+ */
+export type NewLedgerEntry = Omit<LedgerEntry, 'at'>;
+
+/** Random bytes drawn in bulk from the system's source, 10 an id (80 bits). */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
 /** A new entry id for an entry made at `atMs` (see LedgerEntry.id). */
 export function newLedgerId(atMs: number): string {
-  const random = randomUUID().replace(/-/g, '');
-  return `le_${ledgerIdTime(atMs)}${random.slice(0, 12)}${random.slice(13, 16)}${random.slice(17, 22)}`;
+  if (poolAt + 10 > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += 10;
+  return `le_${ledgerIdTime(atMs)}${pool.toString('hex', poolAt - 10, poolAt)}`;
+}
+
+/** When the entry of this id was made, ms. */
+export function ledgerIdMs(id: string): number {
+  return parseInt(id.slice(3, 15), 16);
+}
+
+/** An entry as written, with its time (from its id), its fields in their order. */
+export function withTime(entry: NewLedgerEntry): LedgerEntry {
+  return {
+    id: entry.id,
+    at: new Date(ledgerIdMs(entry.id)).toISOString(),
+    subject: entry.subject,
+    run_id: entry.run_id,
+    tool: entry.tool,
+    credits: entry.credits,
+    kind: entry.kind,
+    transport: entry.transport,
+    request_id: entry.request_id,
+    idempotency_key: entry.idempotency_key,
+    invocation_id: entry.invocation_id,
+  };
 }
 
 /** The time part of the ids of entries made at `atMs`: ids compare as their times do. */
@@ -77,13 +113,16 @@ export function ledgerRow(entry: LedgerEntry): LedgerRow {
   };
 }
 
-export function entryOfRow(row: LedgerRow): LedgerEntry {
-  return {
+/** The columns of the embedded store's table: an entry's time and subject kind are its ids'. */
+type StoredRow = Omit<LedgerRow, 'at' | 'subject_kind'>;
+
+export function entryOfRow(row: StoredRow): LedgerEntry {
+  const subjectId = String(row.subject_id);
+  return withTime({
     id: String(row.id),
-    at: String(row.at),
     subject: {
-      kind: row.subject_kind as 'key' | 'principal',
-      id: String(row.subject_id),
+      kind: subjectId.startsWith('prn_') ? 'principal' : 'key',
+      id: subjectId,
       external_id: row.external_id === null ? null : String(row.external_id),
     },
     run_id: row.run_id === null ? null : String(row.run_id),
@@ -94,18 +133,17 @@ export function entryOfRow(row: LedgerRow): LedgerEntry {
     request_id: row.request_id === null ? null : String(row.request_id),
     idempotency_key: row.idempotency_key === null ? null : String(row.idempotency_key),
     invocation_id: row.invocation_id === null ? null : String(row.invocation_id),
-  };
+  });
 }
 
 /**
  * The ledger's table on the embedded store. Written by the usage store on its counters connection,
- * in the transaction that counts the call; `id` orders it by time.
+ * in the transaction that counts the call; `id` orders it by time (and holds it: no `at` column),
+ * a subject's id its kind.
  */
 export const LEDGER_MIGRATIONS = [
   `CREATE TABLE ledger_entries (
      id TEXT PRIMARY KEY,
-     at TEXT NOT NULL,
-     subject_kind TEXT NOT NULL,
      subject_id TEXT NOT NULL,
      external_id TEXT,
      run_id TEXT,
@@ -122,13 +160,26 @@ export const LEDGER_MIGRATIONS = [
    CREATE INDEX ledger_by_external ON ledger_entries (external_id, id) WHERE external_id IS NOT NULL;`,
 ];
 
-/** The INSERT of one entry, its values in LEDGER_COLUMNS order. */
-export const INSERT_LEDGER_ENTRY = `INSERT INTO ledger_entries (${LEDGER_COLUMNS.join(', ')})
-  VALUES (${LEDGER_COLUMNS.map(() => '?').join(', ')})`;
+/** The INSERT of one entry, its values as ledgerValues gives them. */
+export const INSERT_LEDGER_ENTRY = `INSERT INTO ledger_entries (id, subject_id, external_id, run_id,
+    tool, credits, kind, transport, request_id, idempotency_key, invocation_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export function ledgerValues(entry: LedgerEntry): (string | number | null)[] {
-  const row = ledgerRow(entry);
-  return LEDGER_COLUMNS.map((column) => row[column]);
+/** An entry's values for INSERT_LEDGER_ENTRY, field by field (no row object between). */
+export function ledgerValues(entry: NewLedgerEntry): (string | number | null)[] {
+  return [
+    entry.id,
+    entry.subject.id,
+    entry.subject.external_id,
+    entry.run_id,
+    entry.tool,
+    entry.credits,
+    entry.kind,
+    entry.transport,
+    entry.request_id,
+    entry.idempotency_key,
+    entry.invocation_id,
+  ];
 }
 
 /**
@@ -141,5 +192,5 @@ export const LedgerKeys = {
   entries: (subjectId: string) => `{${subjectId}}:ledger`,
   ids: (subjectId: string) => `{${subjectId}}:ledger:ids`,
   index: '{ledger}:index',
-  indexMember: (entry: Pick<LedgerEntry, 'id' | 'subject'>) => `${entry.id} ${entry.subject.id}`,
+  indexMember: (entry: Pick<NewLedgerEntry, 'id' | 'subject'>) => `${entry.id} ${entry.subject.id}`,
 };

@@ -1,6 +1,6 @@
 import { redisCall } from '../kernel/store/redis/redis.connection';
 import type { RedisDatabase } from '../kernel/store/redis/redis.database';
-import { ledgerIdFrom, LedgerEntry, LedgerKeys } from './ledger-entry';
+import { ledgerIdFrom, LedgerEntry, LedgerKeys, NewLedgerEntry, withTime } from './ledger-entry';
 import { LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
 
 /** Ids read at once from an index. */
@@ -63,7 +63,7 @@ export class RedisLedgerStore extends LedgerStore {
       members.map(async (member) => {
         const [id, subject] = subjectId === undefined ? member.split(' ') : [member, subjectId];
         const json = await redisCall(this.redis.client.hget(LedgerKeys.entries(subject), id));
-        return json === null ? undefined : (JSON.parse(json) as LedgerEntry);
+        return json === null ? undefined : withTime(JSON.parse(json) as NewLedgerEntry);
       }),
     );
   }

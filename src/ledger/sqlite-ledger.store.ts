@@ -1,12 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
-import {
-  entryOfRow,
-  LEDGER_MIGRATIONS,
-  ledgerIdFrom,
-  LedgerEntry,
-  LedgerRow,
-} from './ledger-entry';
+import { entryOfRow, LEDGER_MIGRATIONS, ledgerIdFrom, LedgerEntry } from './ledger-entry';
 import { LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
 
 /** The ledger's table in the embedded store, read by id (time) ranges and its indexes. */
@@ -55,7 +49,9 @@ export class SqliteLedgerStore extends LedgerStore {
       const value = query[name];
       if (value !== undefined) values[name] = value;
     }
-    return this.sqlite.run(() => (prepared.all(values) as LedgerRow[]).map(entryOfRow));
+    return this.sqlite.run(() =>
+      (prepared.all(values) as Parameters<typeof entryOfRow>[0][]).map(entryOfRow),
+    );
   }
 
   purge(beforeMs: number, limit: number): Promise<number> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../kernel/errors/api-error';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
-import { type LedgerEntry, type LedgerTransport, newLedgerId } from '../ledger';
+import { type LedgerTransport, newLedgerId, type NewLedgerEntry } from '../ledger';
 import { QuotaCharge, QuotaResult, ToolUsage, UsageStore } from './usage.store';
 import { Clock, nextUtcMidnight, utcDay } from '../kernel/common/clock';
 import { effectiveLimits, Payer, toolCost } from './key-limits';
@@ -103,13 +103,11 @@ export class QuotaService {
     key: Pick<Payer, 'id' | 'kind' | 'external_id' | 'run'>,
     tool: string,
     credits: number,
-    kind: LedgerEntry['kind'],
+    kind: NewLedgerEntry['kind'],
     ledger: LedgerContext,
-  ): LedgerEntry {
-    const now = this.clock.now();
+  ): NewLedgerEntry {
     return {
-      id: newLedgerId(now.getTime()),
-      at: now.toISOString(),
+      id: newLedgerId(this.clock.nowMs()),
       subject: { kind: key.kind ?? 'key', id: key.id, external_id: key.external_id ?? null },
       run_id: key.run?.id ?? null,
       tool,
@@ -182,7 +180,7 @@ export class QuotaService {
    */
   async refund(
     keyId: string,
-    charged: Pick<QuotaCharge, 'day' | 'tool'> & { credits: number; entry?: LedgerEntry | null },
+    charged: Pick<QuotaCharge, 'day' | 'tool'> & { credits: number; entry?: NewLedgerEntry | null },
   ): Promise<void> {
     const charge = charged.entry;
     await this.store.refund(keyId, {
@@ -196,7 +194,6 @@ export class QuotaService {
         ? {
             ...charge,
             id: newLedgerId(this.clock.nowMs()),
-            at: this.clock.now().toISOString(),
             credits: -charged.credits,
             kind: 'refund',
           }

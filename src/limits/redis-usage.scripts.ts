@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import type { Result } from 'ioredis';
-import { type LedgerEntry, LedgerKeys } from '../ledger';
+import { LedgerKeys, type NewLedgerEntry } from '../ledger';
 import { RedisClient, redisCall } from '../kernel/store/redis/redis.connection';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import { QuotaCharge, QuotaResult, USAGE_KEEP_DAYS } from './usage.store';
@@ -130,7 +130,7 @@ export function quotaResult(reply: number[], at = 0): QuotaResult {
  * in one command right after the step that wrote them; the ledger check of `doctor` reconciles the
  * two. Elsewhere the script writing the entry wrote it: nothing to do.
  */
-export async function indexEntries(redis: RedisClient, entries: LedgerEntry[]): Promise<void> {
+export async function indexEntries(redis: RedisClient, entries: NewLedgerEntry[]): Promise<void> {
   if (!entries.length || !(redis instanceof Cluster)) return;
   const members = entries.flatMap((entry) => [0, LedgerKeys.indexMember(entry)]);
   await redisCall(redis.zadd(LedgerKeys.index, ...members));

@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../ledger';
+import type { NewLedgerEntry } from '../ledger';
 
 /** Usage counters are kept this many days (the usage history reaches back as far). */
 export const USAGE_KEEP_DAYS = 90;
@@ -27,7 +27,7 @@ export interface QuotaCharge {
   /** A run's token calls: the run, and its budget, which the call must fit as well. */
   run?: RunBudget;
   /** The ledger's entry of the call, written with its count (absent: none, as in the stores' specs). */
-  entry?: LedgerEntry;
+  entry?: NewLedgerEntry;
 }
 
 /** A run the call is made in: its budget, against what the run has spent. */
@@ -63,7 +63,7 @@ export interface Refund {
   /** The run it was charged to, which gets the credits back too. */
   runId?: string | null;
   /** The ledger's refund entry (negative credits), written with the refund. */
-  entry?: LedgerEntry;
+  entry?: NewLedgerEntry;
 }
 
 /** What a key spent on one tool on one day. */

@@ -12,6 +12,9 @@ const RunKeys = {
   index: '{runs}:index',
 };
 
+/** Tokens whose run id an instance keeps (RedisRunStore.ids). */
+const KNOWN_TOKENS = 10_000;
+
 /** Ids a list or a purge reads at once. */
 const CHUNK = 200;
 
@@ -81,6 +84,13 @@ function pairsOf(flat: string[]): Record<string, string> {
  * against the parent's most active runs is one script.
  */
 export class RedisRunStore extends RunStore {
+  /**
+   * Run ids by their token's hash, as read: a token names one run for good (a purged run's record is
+   * gone, which the read of the record finds), so a call reads only the run's record. Bounded: the
+   * oldest entry leaves first.
+   */
+  private readonly ids = new Map<string, string>();
+
   constructor(private readonly redis: RedisDatabase) {
     super();
     redis.define(RUN_SCRIPTS);
@@ -111,8 +121,16 @@ export class RedisRunStore extends RunStore {
   }
 
   async findByHash(hash: string): Promise<RunRecord | undefined> {
-    const id = await redisCall(this.redis.client.get(RunKeys.lookup(hash)));
-    return id === null ? undefined : this.find(id);
+    let id = this.ids.get(hash);
+    if (id === undefined) {
+      const found = await redisCall(this.redis.client.get(RunKeys.lookup(hash)));
+      if (found === null) return undefined;
+      id = found;
+      if (this.ids.size >= KNOWN_TOKENS) this.ids.delete(this.ids.keys().next().value as string);
+      this.ids.set(hash, id);
+    }
+    const run = await this.find(id);
+    return run?.token_hash === hash ? run : undefined;
   }
 
   async find(id: string): Promise<RunRecord | undefined> {

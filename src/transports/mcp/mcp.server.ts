@@ -201,27 +201,27 @@ export class McpServerFactory {
     const handle =
       (
         method: string,
-        work: (callerId: string, taskId: unknown) => Promise<Record<string, unknown>>,
+        work: (caller: Caller, taskId: unknown) => Promise<Record<string, unknown>>,
       ) =>
       (given: { taskId?: unknown }, context: ServerContext) =>
         operation(method, context, undefined, async () => {
           if (!requestTraits(context).tasks) throw tasksRequired();
-          return work((await scope.who()).id, given.taskId);
+          return work(await scope.who(), given.taskId);
         });
     server.setRequestHandler(
       'tasks/get',
       params,
-      handle('tasks/get', (callerId, taskId) => this.tasks.get(callerId, taskId)),
+      handle('tasks/get', (caller, taskId) => this.tasks.get(caller, taskId)),
     );
     server.setRequestHandler(
       'tasks/cancel',
       params,
-      handle('tasks/cancel', (callerId, taskId) => this.tasks.cancel(callerId, taskId)),
+      handle('tasks/cancel', (caller, taskId) => this.tasks.cancel(caller, taskId)),
     );
     server.setRequestHandler(
       'tasks/update',
       params,
-      handle('tasks/update', (callerId, taskId) => this.tasks.update(callerId, taskId)),
+      handle('tasks/update', (caller, taskId) => this.tasks.update(caller, taskId)),
     );
   }
 }

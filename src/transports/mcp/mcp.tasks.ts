@@ -7,7 +7,13 @@ import {
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { IdempotencyService } from '../../idempotency';
 import type { CallIo, InvocationRecord } from '../../invocations';
-import { INVOCATION_KEEP_MS, LongRunningCalls, newInvocationId } from '../../invocations';
+import {
+  INVOCATION_KEEP_MS,
+  LongRunningCalls,
+  newInvocationId,
+  ownsInvocation,
+} from '../../invocations';
+import type { Caller } from '../../subjects';
 import { Settings, SETTINGS } from '../../kernel/settings/settings';
 import type { RegisteredTool } from '../../tools/index';
 import { isPlainObject } from '../../kernel/common/plain-object';
@@ -116,8 +122,8 @@ export class McpTasks {
   }
 
   /** `tasks/get`: the task as it stands, its result or error inline once over. */
-  async get(callerId: string, taskId: unknown): Promise<Record<string, unknown>> {
-    const record = await this.own(callerId, taskId);
+  async get(caller: Caller, taskId: unknown): Promise<Record<string, unknown>> {
+    const record = await this.own(caller, taskId);
     const task = this.task(record);
     const status = task.status;
     if (status === 'completed') return { ...task, result: this.resultOf(record) };
@@ -131,25 +137,25 @@ export class McpTasks {
   }
 
   /** `tasks/cancel`: asked of the call's instance; the task turns `cancelled` once it stopped. */
-  async cancel(callerId: string, taskId: unknown): Promise<Record<string, never>> {
-    const record = await this.own(callerId, taskId);
+  async cancel(caller: Caller, taskId: unknown): Promise<Record<string, never>> {
+    const record = await this.own(caller, taskId);
     if (record.status === 'queued' || record.status === 'running')
       await this.calls.cancel(record.id);
     return {};
   }
 
   /** `tasks/update`: no tool asks for input, so there is nothing to take; known tasks only. */
-  async update(callerId: string, taskId: unknown): Promise<Record<string, never>> {
-    await this.own(callerId, taskId);
+  async update(caller: Caller, taskId: unknown): Promise<Record<string, never>> {
+    await this.own(caller, taskId);
     return {};
   }
 
-  private async own(callerId: string, taskId: unknown): Promise<InvocationRecord> {
+  private async own(caller: Caller, taskId: unknown): Promise<InvocationRecord> {
     const record =
       typeof taskId === 'string' && /^inv_[0-9a-f]{32}$/.test(taskId)
         ? await this.calls.find(taskId)
         : undefined;
-    if (!record || record.caller_id !== callerId) throw unknownTask();
+    if (!record || !ownsInvocation(caller, record)) throw unknownTask();
     return record;
   }
 

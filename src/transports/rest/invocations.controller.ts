@@ -26,6 +26,7 @@ import {
   InvocationView,
   isFinished,
   LongRunningCalls,
+  ownsInvocation,
 } from '../../invocations';
 import { queryChoice, queryInts } from '../../kernel/validation/query';
 
@@ -77,7 +78,11 @@ export class InvocationsController {
         }),
       );
     }
-    return records.slice(0, page).map(invocationView);
+    // A run's token lists the calls of its run only (the page may hold fewer than `limit`).
+    return records
+      .slice(0, page)
+      .filter((record) => ownsInvocation(caller, record))
+      .map(invocationView);
   }
 
   /** One call as it stands: queued, running (with its progress), or over (its result or error). */
@@ -111,7 +116,7 @@ export class InvocationsController {
     operatorScope: string,
   ): Promise<InvocationRecord> {
     const record = INVOCATION_ID.test(id) ? await this.calls.find(id) : undefined;
-    if (!record || (record.caller_id !== caller.id && !hasScope(caller.scopes, operatorScope))) {
+    if (!record || (!ownsInvocation(caller, record) && !hasScope(caller.scopes, operatorScope))) {
       throw new ApiError(404, INVOCATION_NOT_FOUND);
     }
     return record;
