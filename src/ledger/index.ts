@@ -15,7 +15,7 @@ export type { LedgerEntry, LedgerTransport, NewLedgerEntry } from './ledger-entr
 export { CSV_HEADER, csvLine, ndjsonLine, stripeMeterEvent } from './ledger-formats';
 export type { StripeMeterEvent } from './ledger-formats';
 export { LedgerModule, LedgerUpkeepModule } from './ledger.module';
-export { LedgerService } from './ledger.service';
+export { LedgerService, ledgerQuery } from './ledger.service';
 export type { LedgerPage } from './ledger.service';
 export { LedgerStore } from './ledger.store';
 export type { LedgerQuery, LedgerSums } from './ledger.store';

@@ -18,6 +18,52 @@ export interface LedgerPage {
   next_cursor: string | null;
 }
 
+/**
+ * A query from its parameters (the REST route's, and the CLI's before it opens the store): `from`
+ * (inclusive) and `to` (exclusive) RFC 3339 instants, by default the last 30 days; `subject`
+ * (`key:<id>` or `principal:<id>`), `external_id`, `run`, `tool`, `cursor`. A 400 names what is
+ * wrong.
+ */
+export function ledgerQuery(params: Record<string, unknown>, nowMs: number): LedgerQuery {
+  const text = (name: string): string | undefined => {
+    const value = params[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || !value.length || value.length > 200) {
+      throw invalidQueryValue(name, 'a single value of 1 to 200 characters');
+    }
+    return value;
+  };
+  const instant = (name: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const ms = Date.parse(value);
+    if (!INSTANT.test(value) || Number.isNaN(ms)) {
+      throw invalidQueryValue(name, 'an RFC 3339 instant, like 2026-11-01T00:00:00Z');
+    }
+    return ms;
+  };
+  const toMs = instant('to') ?? nowMs + 1;
+  const fromMs = instant('from') ?? toMs - DEFAULT_RANGE_MS;
+  if (fromMs > toMs) throw invalidQueryValue('from', 'not after `to`');
+  const subject = text('subject');
+  if (subject !== undefined && !SUBJECT.test(subject)) {
+    throw invalidQueryValue('subject', 'key:<key id> or principal:<principal id>');
+  }
+  const cursor = text('cursor');
+  if (cursor !== undefined && !ENTRY_ID.test(cursor)) {
+    throw invalidQueryValue('cursor', 'the next_cursor of a page');
+  }
+  return {
+    fromMs,
+    toMs,
+    subjectId: subject?.slice(subject.indexOf(':') + 1),
+    externalId: text('external_id'),
+    runId: text('run'),
+    tool: text('tool'),
+    after: cursor,
+  };
+}
+
 /** Reading the ledger (docs/runs-and-ledger.md): queries checked, pages, whole ranges. */
 @Injectable()
 export class LedgerService {
@@ -26,49 +72,9 @@ export class LedgerService {
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * A query from its parameters (the REST route's and the CLI's): `from` (inclusive) and `to`
-   * (exclusive) RFC 3339 instants, by default the last 30 days; `subject` (`key:<id>` or
-   * `principal:<id>`), `external_id`, `run`, `tool`, `cursor`. A 400 names what is wrong.
-   */
+  /** A query from its parameters, now (ledgerQuery). */
   query(params: Record<string, unknown>): LedgerQuery {
-    const text = (name: string): string | undefined => {
-      const value = params[name];
-      if (value === undefined) return undefined;
-      if (typeof value !== 'string' || !value.length || value.length > 200) {
-        throw invalidQueryValue(name, 'a single value of 1 to 200 characters');
-      }
-      return value;
-    };
-    const instant = (name: string): number | undefined => {
-      const value = text(name);
-      if (value === undefined) return undefined;
-      const ms = Date.parse(value);
-      if (!INSTANT.test(value) || Number.isNaN(ms)) {
-        throw invalidQueryValue(name, 'an RFC 3339 instant, like 2026-11-01T00:00:00Z');
-      }
-      return ms;
-    };
-    const toMs = instant('to') ?? this.clock.nowMs() + 1;
-    const fromMs = instant('from') ?? toMs - DEFAULT_RANGE_MS;
-    if (fromMs > toMs) throw invalidQueryValue('from', 'not after `to`');
-    const subject = text('subject');
-    if (subject !== undefined && !SUBJECT.test(subject)) {
-      throw invalidQueryValue('subject', 'key:<key id> or principal:<principal id>');
-    }
-    const cursor = text('cursor');
-    if (cursor !== undefined && !ENTRY_ID.test(cursor)) {
-      throw invalidQueryValue('cursor', 'the next_cursor of a page');
-    }
-    return {
-      fromMs,
-      toMs,
-      subjectId: subject?.slice(subject.indexOf(':') + 1),
-      externalId: text('external_id'),
-      runId: text('run'),
-      tool: text('tool'),
-      after: cursor,
-    };
+    return ledgerQuery(params, this.clock.nowMs());
   }
 
   /** `limit` (1 to 1000, default 100) entries of the query, oldest first. */

@@ -54,18 +54,36 @@ export class RedisLedgerStore extends LedgerStore {
     );
   }
 
-  /** Each id's entry from its subject's hash (auto-pipelined: one round trip a node). */
-  private entriesOf(
+  /**
+   * Each id's entry from its subject's hash: one HMGET a subject (each in its slot), in the ids'
+   * order. A stream of a range reads a chunk of ids at a time this way, few commands a chunk.
+   */
+  private async entriesOf(
     members: string[],
     subjectId: string | undefined,
   ): Promise<(LedgerEntry | undefined)[]> {
-    return Promise.all(
-      members.map(async (member) => {
-        const [id, subject] = subjectId === undefined ? member.split(' ') : [member, subjectId];
-        const json = await redisCall(this.redis.client.hget(LedgerKeys.entries(subject), id));
-        return json === null ? undefined : withTime(JSON.parse(json) as NewLedgerEntry);
-      }),
+    const bySubject = new Map<string, string[]>();
+    const places: [subject: string, at: number][] = members.map((member) => {
+      const [id, subject] = subjectId === undefined ? member.split(' ') : [member, subjectId];
+      const ids = bySubject.get(subject) ?? [];
+      bySubject.set(subject, ids);
+      return [subject, ids.push(id) - 1];
+    });
+    const replies = new Map(
+      await Promise.all(
+        [...bySubject].map(
+          async ([subject, ids]) =>
+            [
+              subject,
+              await redisCall(this.redis.client.hmget(LedgerKeys.entries(subject), ...ids)),
+            ] as const,
+        ),
+      ),
     );
+    return places.map(([subject, at]) => {
+      const json = replies.get(subject)?.[at];
+      return typeof json === 'string' ? withTime(JSON.parse(json) as NewLedgerEntry) : undefined;
+    });
   }
 
   async purge(beforeMs: number, limit: number): Promise<number> {

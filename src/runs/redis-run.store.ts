@@ -10,6 +10,8 @@ const RunKeys = {
   ofParent: (parentId: string) => `{${parentId}}:runs`,
   activeOf: (parentId: string) => `{${parentId}}:runs:active`,
   index: '{runs}:index',
+  /** Every run by when it ends (its expiry, or its end once ended): what the purge reads. */
+  ends: '{runs}:ends',
 };
 
 /** Tokens whose run id an instance keeps (RedisRunStore.ids). */
@@ -117,6 +119,7 @@ export class RedisRunStore extends RunStore {
     );
     await redisCall(client.set(RunKeys.lookup(run.token_hash), run.id));
     await redisCall(client.zadd(RunKeys.index, 0, run.id));
+    await redisCall(client.zadd(RunKeys.ends, Date.parse(run.expires_at), run.id));
     return true;
   }
 
@@ -177,31 +180,30 @@ export class RedisRunStore extends RunStore {
         this.redis.client.tisEndRun(RunKeys.record(id), JSON.stringify(at), JSON.stringify(reason)),
       ),
     );
-    if (after) await redisCall(this.redis.client.zrem(RunKeys.activeOf(after.parent.id), id));
+    if (after) {
+      await redisCall(this.redis.client.zrem(RunKeys.activeOf(after.parent.id), id));
+      await redisCall(this.redis.client.zadd(RunKeys.ends, Date.parse(at), id));
+    }
     return after;
   }
 
-  /**
-   * The runs made before `before` less the longest run's time are read oldest first; those that
-   * ended before `before` are forgotten, with their lookup and places in the lists.
-   */
+  /** The runs whose end (or expiry) is before `before`, oldest first, with their lookups and places. */
   async purge(before: string, limit: number): Promise<RunRecord[]> {
     const { client } = this.redis;
-    const ids = await redisCall(client.zrangebylex(RunKeys.index, '-', '+', 'LIMIT', 0, CHUNK));
-    const runs = await Promise.all(ids.map((id) => this.find(id)));
+    const ids = await redisCall(
+      client.zrangebyscore(RunKeys.ends, '-inf', `(${Date.parse(before)}`, 'LIMIT', 0, limit),
+    );
     const gone: RunRecord[] = [];
-    for (const [i, run] of runs.entries()) {
-      if (gone.length === limit) break;
-      if (!run) {
-        await redisCall(client.zrem(RunKeys.index, ids[i]));
-        continue;
+    for (const id of ids) {
+      const run = await this.find(id);
+      if (run) {
+        await redisCall(client.del(RunKeys.record(run.id), RunKeys.lookup(run.token_hash)));
+        await redisCall(client.zrem(RunKeys.ofParent(run.parent.id), run.id));
+        await redisCall(client.zrem(RunKeys.activeOf(run.parent.id), run.id));
+        gone.push(run);
       }
-      if ((run.ended_at ?? run.expires_at) >= before) continue;
-      await redisCall(client.del(RunKeys.record(run.id), RunKeys.lookup(run.token_hash)));
-      await redisCall(client.zrem(RunKeys.ofParent(run.parent.id), run.id));
-      await redisCall(client.zrem(RunKeys.activeOf(run.parent.id), run.id));
-      await redisCall(client.zrem(RunKeys.index, run.id));
-      gone.push(run);
+      await redisCall(client.zrem(RunKeys.index, id));
+      await redisCall(client.zrem(RunKeys.ends, id));
     }
     return gone;
   }

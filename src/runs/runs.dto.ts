@@ -59,7 +59,7 @@ export class CreateRunInput {
 
 export class UpdateRunInput {
   @IntField({
-    description: 'A new budget (not below what it spent).',
+    description: 'A new budget (below what the run spent, its next calls are refused).',
     optional: true,
     ...RUN_BUDGET,
   })

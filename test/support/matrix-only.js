@@ -6,5 +6,5 @@
  * (to run them).
  */
 module.exports = {
-  MATRIX_ONLY: '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart))\\.e2e-spec\\.ts$',
+  MATRIX_ONLY: '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart)|ledger/ledger-(cli|stream)|ledger/reconciliation-kill)\\.e2e-spec\\.ts$',
 };

@@ -4,6 +4,7 @@ import {
   CSV_HEADER,
   csvLine,
   LedgerService,
+  ledgerQuery,
   ndjsonLine,
   stripeMeterEvent,
   type LedgerQuery,
@@ -58,21 +59,25 @@ export function addLedgerCommands(program: Command, withContext: WithContext): v
     )
     .option('--event-name <name>', "the Stripe meter's event_name", 'tool_credits')
     .action(async (opts: ExportOptions) => {
-      const skipped = await withContext(async (app) => {
-        const service = app.get(LedgerService);
-        let query: LedgerQuery;
-        try {
-          query = service.query({
+      // Checked before the store is opened: a mistyped instant creates nothing.
+      let query: LedgerQuery;
+      try {
+        query = ledgerQuery(
+          {
             from: opts.from,
             to: opts.to,
             subject: opts.subject,
             external_id: opts.externalId,
             run: opts.run,
             tool: opts.tool,
-          });
-        } catch (error) {
-          throw plainly(error);
-        }
+          },
+          Date.now(),
+        );
+      } catch (error) {
+        throw plainly(error);
+      }
+      const skipped = await withContext(async (app) => {
+        const service = app.get(LedgerService);
         const left = { refunds: 0, withoutExternalId: 0 };
         if (opts.format === 'csv') await write(CSV_HEADER);
         for await (const entry of service.stream(query)) {

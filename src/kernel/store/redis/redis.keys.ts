@@ -11,9 +11,9 @@
  *   {<id>}:tools:<UTC day>       hash    `<tool>:calls|credits|failed` of that day (91 days)
  *   {<id>}:runspent:<run id>     hash    what a run of the subject spent: `spent`, `tool:<tool>`
  *   {<id>}:ledger, {<id>}:ledger:ids   hash, zset  the subject's ledger entries (src/ledger/)
- *   {<id>}:run:<run id>          hash    a run's record; {rh:<sha256>} its token's lookup
- *   {<id>}:runs                  zset    `<created_at> <run id>` of the subject's runs
- *   {runs}:index                 zset    `<created_at> <subject> <run id>` of every run
+ *   {<run id>}:run               hash    a run's record (src/runs/); {rh:<sha256>} its token's lookup
+ *   {<id>}:runs, {<id>}:runs:active   zset  the subject's runs (by id), its active ones (by expiry)
+ *   {runs}:index, {runs}:ends    zset    every run by id (time), and by when it ends
  *   {ledger}:index               zset    `<entry id> <subject>` of every entry (by time)
  *   {<id>}:rate:<throttler>:bucket  hash  the key's rate-limit token bucket (src/limits/)
  *   {<id>}:idem, {<id>}:idem:expiry, {<id>}:idem:bytes   idempotency entries, their expiry

@@ -51,17 +51,19 @@ export class LedgerCheck implements HealthCheck {
     const now = this.clock.nowMs();
     const today = Date.parse(`${dayOf(now)}T00:00:00Z`);
     const days = [dayOf(today - DAY_MS), dayOf(today)];
-    const subjects = await this.ledger.subjects(today - DAY_MS, now + 1);
+    // One pass over the entries from the day before yesterday (a refund of today may give back a
+    // charge of then): each subject's credits per day of the charge.
+    const sums = await this.daySums(today - 2 * DAY_MS, now + 1, days[0]);
+    const subjects = [...sums.keys()];
     const checked = subjects.slice(0, MAX_SUBJECTS);
     const drifts: Drift[] = [];
     let unindexed = 0;
     for (const subject of checked) {
       // A deleted principal's counters went with it; its entries stay, what a bill is built from.
       if (subject.startsWith('prn_') && !(await this.principals.findPrincipal(subject))) continue;
-      const sums = await this.daySums(subject, today - 2 * DAY_MS, now + 1);
       for (const day of days) {
         const counted = await this.usage.getUsage(subject, day);
-        const ledger = Math.max(0, sums.get(day) ?? 0);
+        const ledger = Math.max(0, sums.get(subject)?.get(day) ?? 0);
         if (counted !== ledger) drifts.push({ subject, day, counted, ledger });
       }
       unindexed += await this.ledger.unindexed(subject, today - DAY_MS, now + 1, apply);
@@ -86,21 +88,30 @@ export class LedgerCheck implements HealthCheck {
     return pass(`The ledger matches the counters of ${scope}${left}`);
   }
 
-  /** A subject's credits per UTC day, each refund on its charge's day (its own when unknown). */
+  /**
+   * Credits per subject and UTC day of the charge, each refund on its charge's day (its own when
+   * unknown), for the subjects with entries since `since` (a day, YYYY-MM-DD).
+   */
   private async daySums(
-    subject: string,
     fromMs: number,
     toMs: number,
-  ): Promise<Map<string, number>> {
-    const sums = new Map<string, number>();
+    since: string,
+  ): Promise<Map<string, Map<string, number>>> {
+    const sums = new Map<string, Map<string, number>>();
     const chargedOn = new Map<string, string>();
-    for await (const entry of this.ledger.stream({ fromMs, toMs, subjectId: subject })) {
+    const active = new Set<string>();
+    for await (const entry of this.ledger.stream({ fromMs, toMs })) {
       let day = entry.at.slice(0, 10);
+      if (day >= since) active.add(entry.subject.id);
       if (entry.kind === 'charge' && entry.invocation_id) chargedOn.set(entry.invocation_id, day);
-      if (entry.kind === 'refund' && entry.invocation_id)
+      if (entry.kind === 'refund' && entry.invocation_id) {
         day = chargedOn.get(entry.invocation_id) ?? day;
-      sums.set(day, (sums.get(day) ?? 0) + entry.credits);
+      }
+      const subject = sums.get(entry.subject.id) ?? new Map<string, number>();
+      subject.set(day, (subject.get(day) ?? 0) + entry.credits);
+      sums.set(entry.subject.id, subject);
     }
+    for (const subject of sums.keys()) if (!active.has(subject)) sums.delete(subject);
     return sums;
   }
 }
