@@ -3,7 +3,7 @@
  * of it. Nothing else of this folder is imported from outside it.
  */
 export {
-  INSERT_LEDGER_ENTRY,
+  insertLedgerEntries,
   LEDGER_COLUMNS,
   LEDGER_MIGRATIONS,
   LedgerKeys,
