@@ -3,7 +3,7 @@
  * of it. Nothing else of this folder is imported from outside it.
  */
 export {
-  insertLedgerEntries,
+  INSERT_LEDGER_ENTRY,
   LEDGER_COLUMNS,
   LEDGER_MIGRATIONS,
   LedgerKeys,

@@ -163,16 +163,14 @@ export const LEDGER_MIGRATIONS = [
      idempotency_key TEXT,
      invocation_id TEXT
    ) WITHOUT ROWID;`,
-];
+]
 
-/** The INSERT of `rows` entries in one statement, their values as ledgerValues gives them, in turn. */
-export function insertLedgerEntries(rows: number): string {
-  const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-  return `INSERT INTO ledger_entries (id, subject_id, external_id, run_id, tool, credits, kind,
-    transport, request_id, idempotency_key, invocation_id) VALUES ${Array(rows).fill(row).join(', ')}`;
-}
+/** The INSERT of one entry, its values as ledgerValues gives them. */
+export const INSERT_LEDGER_ENTRY = `INSERT INTO ledger_entries (id, subject_id, external_id, run_id,
+    tool, credits, kind, transport, request_id, idempotency_key, invocation_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-/** An entry's values for insertLedgerEntries, field by field (no row object between). */
+/** An entry's values for INSERT_LEDGER_ENTRY, field by field (no row object between). */
 export function ledgerValues(entry: NewLedgerEntry): (string | number | null)[] {
   return [
     entry.id,

@@ -1,4 +1,3 @@
-import { insertLedgerEntries, ledgerValues, type NewLedgerEntry } from '../ledger';
 import type { DayUsage } from './usage.store';
 import type Database from 'better-sqlite3';
 
@@ -84,24 +83,5 @@ export function usageHistoryWrites(counters: Database.Database): UsageHistoryWri
     delete: counters.transaction((keyId: string) => {
       for (const deletion of deletions) deletion.run(keyId);
     }),
-  };
-}
-
-/** Entries one INSERT writes at most. */
-const ENTRIES_A_STATEMENT = 16;
-
-/**
- * Writes ledger entries (in the transaction the caller holds): a group commit's entries in as few
- * statements as it takes, 16 rows each at most, one prepared statement a row count. One statement
- * of n rows costs SQLite and the binding less than n statements of one (docs/performance.md).
- */
-export function ledgerWriter(counters: Database.Database): (entries: NewLedgerEntry[]) => void {
-  const statements: Database.Statement[] = [];
-  return (entries) => {
-    for (let at = 0; at < entries.length; at += ENTRIES_A_STATEMENT) {
-      const rows = entries.slice(at, at + ENTRIES_A_STATEMENT);
-      statements[rows.length] ??= counters.prepare(insertLedgerEntries(rows.length));
-      statements[rows.length].run(rows.flatMap(ledgerValues));
-    }
   };
 }

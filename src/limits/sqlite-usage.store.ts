@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
-import { LEDGER_MIGRATIONS, type NewLedgerEntry } from '../ledger';
-import { ledgerWriter, usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
+import { INSERT_LEDGER_ENTRY, LEDGER_MIGRATIONS, ledgerValues } from '../ledger';
+import { usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
 import { type Tally, type ToolCount, USAGE_MIGRATIONS } from './sqlite-usage.schema';
 import { decide } from './quota-decision';
 import {
@@ -29,8 +29,6 @@ interface PendingCount {
 export class SqliteUsageStore extends UsageStore {
   private readonly stmt: Record<string, Database.Statement>;
   private readonly history: UsageHistoryWrites;
-  /** Writes ledger entries, in the transaction of the counts that made them. */
-  private readonly writeEntries: (entries: NewLedgerEntry[]) => void;
   /** Counts asked for since the last group commit (see `consumeQuota`). */
   private pendingCounts: PendingCount[] = [];
   /** The day whose counters were last pruned: pruning runs once per new UTC day seen. */
@@ -69,6 +67,7 @@ export class SqliteUsageStore extends UsageStore {
          ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1,
            credits = MAX(0, credits - ?)`,
       ),
+      insertEntry: counters.prepare(INSERT_LEDGER_ENTRY),
       runSpent: counters
         .prepare('SELECT COALESCE(SUM(credits), 0) FROM run_spending WHERE run_id = ?')
         .pluck(),
@@ -98,7 +97,6 @@ export class SqliteUsageStore extends UsageStore {
       pruneMonths: counters.prepare('DELETE FROM usage_months WHERE month < ?'),
     };
     this.history = usageHistoryWrites(counters);
-    this.writeEntries = ledgerWriter(counters);
     this.pruneOldUsage(new Date().toISOString().slice(0, 10));
     // Counts already asked for are written, not dropped, when the store closes: they are in the
     // group commit, which the store commits before it closes.
@@ -161,7 +159,6 @@ export class SqliteUsageStore extends UsageStore {
     const months = new Map<string, Tally>();
     const tools = new Map<string, ToolCount>();
     const runs = new Map<string, Tally>();
-    const entries: NewLedgerEntry[] = [];
     const results = batch.map(({ keyId, charge }) => {
       this.pruneOldUsage(charge.day);
       const day = this.tally(days, this.stmt.usage, keyId, charge.day);
@@ -170,7 +167,7 @@ export class SqliteUsageStore extends UsageStore {
       const result = decide(charge, day, month, run);
       if (result.allowed) {
         if (charge.run) this.stmt.countRun.run(charge.run.id, charge.tool, charge.cost);
-        if (charge.entry) entries.push(charge.entry);
+        if (charge.entry) this.stmt.insertEntry.run(...ledgerValues(charge.entry));
         const at = `${keyId} ${charge.day} ${charge.tool}`;
         const count = tools.get(at) ?? {
           keyId,
@@ -194,7 +191,6 @@ export class SqliteUsageStore extends UsageStore {
     for (const { keyId, day, tool, calls, credits } of tools.values()) {
       this.stmt.countTool.run(keyId, day, tool, calls, credits);
     }
-    this.writeEntries(entries);
     return results;
   }
 
@@ -239,7 +235,7 @@ export class SqliteUsageStore extends UsageStore {
       this.stmt.refundMonth.run(credits, keyId, month);
       this.stmt.refundTool.run(keyId, day, tool, credits);
       if (runId) this.stmt.refundRun.run(credits, runId, tool);
-      if (entry) this.writeEntries([entry]);
+      if (entry) this.stmt.insertEntry.run(...ledgerValues(entry));
     });
   }
 
