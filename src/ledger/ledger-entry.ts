@@ -163,7 +163,7 @@ export const LEDGER_MIGRATIONS = [
      idempotency_key TEXT,
      invocation_id TEXT
    ) WITHOUT ROWID;`,
-]
+];
 
 /** The INSERT of one entry, its values as ledgerValues gives them. */
 export const INSERT_LEDGER_ENTRY = `INSERT INTO ledger_entries (id, subject_id, external_id, run_id,

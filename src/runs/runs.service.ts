@@ -2,12 +2,12 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService, type AuditActor } from '../audit';
 import { hasScope } from '../auth';
 import { Clock } from '../kernel/common/clock';
-import { ApiError, ValidationFailed } from '../kernel/errors/api-error';
-import { labelProblem } from '../kernel/common/text';
+import { ApiError } from '../kernel/errors/api-error';
+import { checkedMetadata } from './run-input';
 import { UsageStore } from '../limits';
 import { PrincipalsService } from '../oauth';
 import { KeysService } from '../subjects';
-import type { AuthenticatedPrincipal, Caller } from '../subjects';
+import type { ApiKeyRecord, AuthenticatedPrincipal, Caller, PrincipalRecord } from '../subjects';
 import { WebhooksService } from '../webhooks';
 import {
   defaultRunScopes,
@@ -19,15 +19,7 @@ import {
   RUN_TOKEN_PATTERN,
 } from './run-access';
 import { RunEndReason, RunRecord, RunStatus, RunStore, runStatus } from './run.store';
-import {
-  CreatedRun,
-  CreateRunInput,
-  RUN_METADATA,
-  RUN_TTL,
-  RunPage,
-  RunView,
-  UpdateRunInput,
-} from './runs.dto';
+import { CreatedRun, CreateRunInput, RUN_TTL, RunPage, RunView, UpdateRunInput } from './runs.dto';
 
 /** Active runs a parent may have at once. */
 export const MAX_ACTIVE_RUNS = 1000;
@@ -53,6 +45,8 @@ function mayReach(caller: Caller, run: RunRecord, admin: 'admin:read' | 'admin:w
 export class RunsService {
   private readonly logger = new Logger('Runs');
   private readonly endListeners: ((run: RunRecord) => Promise<void>)[] = [];
+  /** The caller each run record made, with the parent record it was made of (see authenticate). */
+  private readonly callers = new WeakMap<RunRecord, { parent: object; caller: Caller }>();
 
   constructor(
     private readonly store: RunStore,
@@ -147,55 +141,77 @@ export class RunsService {
     return this.get(caller, id);
   }
 
-  /** What a presented `sk_run_` token opens (undefined: no run has it). */
+  /**
+   * What a presented `sk_run_` token opens (undefined: no run has it). The run and its parent are
+   * read on every call (the embedded store answers from memory until anything changes), so a run
+   * ended, or a parent revoked or disabled, anywhere is refused from the next call; the caller made
+   * of one run and one parent record is made once.
+   */
   async authenticate(token: string): Promise<RunAccess> {
     if (!RUN_TOKEN_PATTERN.test(token)) return undefined;
     const run = await this.store.findByHash(hashRunToken(token));
     if (!run) return undefined;
-    const now = this.clock.now();
     if (run.ended_at !== null) return { ended: true };
-    if (run.expires_at <= now.toISOString()) {
+    const nowMs = this.clock.nowMs();
+    if (Date.parse(run.expires_at) <= nowMs) {
       await this.end(run, 'expired');
       return { ended: true };
     }
-    const parent = await this.parentOf(run);
+    const parent = await this.parentOf(run, nowMs);
     if (typeof parent === 'string') {
       await this.end(run, parent);
       return { ended: true };
     }
-    const scopes = effectiveRunScopes(run.scopes, parent.scopes);
-    return { caller: { ...parent, scopes, run: { id: run.id, budget: run.budget } } };
+    const known = this.callers.get(run);
+    if (known?.parent === parent) return { caller: known.caller };
+    const caller = this.callerOf(run, parent);
+    if (Object.isFrozen(run) && Object.isFrozen(parent)) this.callers.set(run, { parent, caller });
+    return { caller };
   }
 
-  /** The parent as a caller, or why the run ends (its parent is gone or off). */
-  private async parentOf(run: RunRecord): Promise<Caller | RunEndReason> {
-    const now = this.clock.now().toISOString();
+  /** The parent's record, or why the run ends (its parent is gone, expired or off). */
+  private async parentOf(
+    run: RunRecord,
+    nowMs: number,
+  ): Promise<ApiKeyRecord | PrincipalRecord | RunEndReason> {
     if (run.parent.kind === 'key') {
       const key = await this.keys.find(run.parent.id);
-      if (!key || key.revoked_at || (key.expires_at !== null && key.expires_at <= now)) {
-        return 'parent_revoked';
-      }
-      if (!key.enabled) return 'parent_disabled';
-      const { hash: _hash, previous_hash: _previous, ...fields } = key;
-      return { kind: 'key', ...fields };
+      if (!key || key.revoked_at) return 'parent_revoked';
+      if (key.expires_at !== null && Date.parse(key.expires_at) <= nowMs) return 'parent_revoked';
+      return key.enabled ? key : 'parent_disabled';
     }
     const principal = await this.principals.find(run.parent.id);
     if (!principal) return 'parent_revoked';
-    if (!principal.enabled) return 'parent_disabled';
+    return principal.enabled ? principal : 'parent_disabled';
+  }
+
+  /** The run's caller: its parent's, with the run's scopes the parent holds, and the run. */
+  private callerOf(run: RunRecord, parent: ApiKeyRecord | PrincipalRecord): Caller {
+    const within = { id: run.id, budget: run.budget };
+    if ('hash' in parent) {
+      const { hash: _hash, previous_hash: _previous, ...fields } = parent;
+      return {
+        kind: 'key',
+        ...fields,
+        scopes: effectiveRunScopes(run.scopes, parent.scopes),
+        run: within,
+      };
+    }
     const caller: AuthenticatedPrincipal = {
       kind: 'principal',
-      id: principal.id,
-      issuer: principal.issuer,
-      subject: principal.subject,
-      client_id: principal.client_id,
-      external_id: principal.external_id,
-      scopes: principal.scopes ?? ['*'],
+      id: parent.id,
+      issuer: parent.issuer,
+      subject: parent.subject,
+      client_id: parent.client_id,
+      external_id: parent.external_id,
+      scopes: effectiveRunScopes(run.scopes, parent.scopes ?? ['*']),
       expires_at: run.expires_at,
-      plan: this.principals.planOf(principal),
-      daily_limit: principal.daily_limit,
-      monthly_limit: principal.monthly_limit,
-      rate_limit: principal.rate_limit,
-      revision: principal.revision,
+      plan: this.principals.planOf(parent),
+      daily_limit: parent.daily_limit,
+      monthly_limit: parent.monthly_limit,
+      rate_limit: parent.rate_limit,
+      revision: parent.revision,
+      run: within,
     };
     return caller;
   }
@@ -271,28 +287,4 @@ export class RunsService {
       ...(spending ? { spent_by_tool: spending } : {}),
     };
   }
-}
-
-/** A run's metadata: at most 16 pairs of labels (keys 1 to 64 characters, values up to 500). */
-function checkedMetadata(metadata: Record<string, unknown> | undefined): Record<string, string> {
-  if (metadata === undefined) return {};
-  const entries = Object.entries(metadata);
-  const issue = (loc: string[], msg: string) =>
-    new ValidationFailed([{ loc: ['body', 'metadata', ...loc], msg, type: 'value_error' }]);
-  if (entries.length > RUN_METADATA.pairs) {
-    throw issue([], `Value error, at most ${RUN_METADATA.pairs} pairs`);
-  }
-  for (const [key, value] of entries) {
-    if (typeof value !== 'string') throw issue([key], 'Input should be a valid string');
-    if (!key.length || key.length > RUN_METADATA.key || labelProblem(key) !== undefined) {
-      throw issue([key], `Value error, a key is 1 to ${RUN_METADATA.key} printable characters`);
-    }
-    if (value.length > RUN_METADATA.value || labelProblem(value) !== undefined) {
-      throw issue(
-        [key],
-        `Value error, a value is at most ${RUN_METADATA.value} printable characters`,
-      );
-    }
-  }
-  return Object.fromEntries(entries) as Record<string, string>;
 }

@@ -35,6 +35,9 @@ const toRun = ({ parent_kind, parent_id, scopes, metadata, ...row }: RunRow): Ru
   metadata: JSON.parse(metadata) as Record<string, string>,
 });
 
+/** Runs a process keeps between calls, at most (see `findByHash`). */
+const KEPT_RUNS = 10_000;
+
 /** What a status filter adds to a list's WHERE (with `@now`). */
 const STATUS_WHERE = {
   active: 'ended_at IS NULL AND expires_at > @now',
@@ -46,6 +49,9 @@ const STATUS_WHERE = {
 export class SqliteRunStore extends RunStore {
   private readonly stmt: Record<string, Database.Statement>;
   private readonly lists = new Map<string, Database.Statement>();
+  /** Runs found by their token's hash, as of `runsAsOf` (see `findByHash`). */
+  private readonly runsByHash = new Map<string, RunRecord>();
+  private runsAsOf = -1;
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
@@ -87,13 +93,32 @@ export class SqliteRunStore extends RunStore {
           scopes: JSON.stringify(run.scopes),
           metadata: JSON.stringify(run.metadata),
         });
+        this.sqlite.written();
         return true;
       })(),
     );
   }
 
+  /**
+   * Every call of a run's token reads it: answered from memory while no other connection has
+   * committed (SqliteDatabase.dataVersion), as a key's lookup is, so a run ended anywhere is read by
+   * the next call. Frozen: the same record while it holds.
+   */
   findByHash(hash: string): Promise<RunRecord | undefined> {
-    return this.sqlite.run(() => this.read(this.stmt.byHash, hash));
+    return this.sqlite.run(() => {
+      const version = this.sqlite.dataVersion();
+      if (version !== this.runsAsOf) {
+        this.runsByHash.clear();
+        this.runsAsOf = version;
+      }
+      const known = this.runsByHash.get(hash);
+      if (known) return known;
+      const run = this.read(this.stmt.byHash, hash);
+      if (!run) return undefined;
+      if (this.runsByHash.size >= KEPT_RUNS) this.runsByHash.clear();
+      this.runsByHash.set(hash, Object.freeze(run));
+      return run;
+    });
   }
 
   find(id: string): Promise<RunRecord | undefined> {
@@ -123,15 +148,18 @@ export class SqliteRunStore extends RunStore {
       if (columns.length) {
         const set = columns.map((name) => `${name} = @${name}`).join(', ');
         this.sqlite.db.prepare(`UPDATE runs SET ${set} WHERE id = @id`).run({ ...changes, id });
+        this.sqlite.written();
       }
       return this.read(this.stmt.byId, id);
     });
   }
 
   end(id: string, reason: RunEndReason, at: string): Promise<RunRecord | undefined> {
-    return this.sqlite.run(() =>
-      this.stmt.end.run(at, reason, id).changes ? this.read(this.stmt.byId, id) : undefined,
-    );
+    return this.sqlite.run(() => {
+      if (!this.stmt.end.run(at, reason, id).changes) return undefined;
+      this.sqlite.written();
+      return this.read(this.stmt.byId, id);
+    });
   }
 
   purge(before: string, limit: number): Promise<RunRecord[]> {
@@ -139,6 +167,7 @@ export class SqliteRunStore extends RunStore {
       this.sqlite.db.transaction(() => {
         const runs = (this.stmt.ended.all(before, limit) as RunRow[]).map(toRun);
         for (const run of runs) this.stmt.delete.run(run.id);
+        if (runs.length) this.sqlite.written();
         return runs;
       })(),
     );

@@ -56,8 +56,9 @@ function keyParams(key: NewKeyRecord) {
 /** Keys in the embedded store: the `api_keys` table. */
 export class SqliteKeyStore extends KeyStore {
   private readonly stmt: Record<string, Database.Statement>;
-  /** Keys found by hash, as of `keysAsOf` (see `findKeyByHash`). */
+  /** Keys found by hash, and by id, as of `keysAsOf` (see `findKeyByHash`). */
   private readonly keysByHash = new Map<string, ApiKeyRecord>();
+  private readonly keysById = new Map<string, ApiKeyRecord>();
   private keysAsOf = -1;
 
   constructor(private readonly sqlite: SqliteDatabase) {
@@ -114,31 +115,39 @@ export class SqliteKeyStore extends KeyStore {
    * before; only the lookup's statement is saved (docs/performance.md, "Why the hot path is written as it is").
    */
   findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    return this.sqlite.run(() => {
-      const version = this.sqlite.dataVersion();
-      if (version !== this.keysAsOf) {
-        this.keysByHash.clear();
-        this.keysAsOf = version;
-      }
-      const known = this.keysByHash.get(hash);
-      if (known) return known;
-      const row = this.stmt.byHash.get({ hash }) as KeyRow | undefined;
-      if (!row) return undefined;
-      const record = toRecord(row);
-      Object.freeze(record.scopes);
-      Object.freeze(record);
-      // Only keys found are kept, so unknown tokens cannot grow it: one entry per live secret.
-      if (this.keysByHash.size >= MAX_CACHED_KEYS) this.keysByHash.clear();
-      this.keysByHash.set(hash, record);
-      return record;
-    });
+    return this.sqlite.run(() =>
+      this.kept(this.keysByHash, hash, () => this.stmt.byHash.get({ hash })),
+    );
   }
 
+  /** As `findKeyByHash`, by id: what a run's call reads of its parent key on every call. */
   findKeyById(id: string): Promise<ApiKeyRecord | undefined> {
-    return this.sqlite.run(() => {
-      const row = this.stmt.byId.get(id) as KeyRow | undefined;
-      return row && toRecord(row);
-    });
+    return this.sqlite.run(() => this.kept(this.keysById, id, () => this.stmt.byId.get(id)));
+  }
+
+  /** A key found through `kept`, or read (`read`), frozen, and kept while `keysAsOf` holds. */
+  private kept(
+    kept: Map<string, ApiKeyRecord>,
+    at: string,
+    read: () => unknown,
+  ): ApiKeyRecord | undefined {
+    const version = this.sqlite.dataVersion();
+    if (version !== this.keysAsOf) {
+      this.keysByHash.clear();
+      this.keysById.clear();
+      this.keysAsOf = version;
+    }
+    const known = kept.get(at);
+    if (known) return known;
+    const row = read() as KeyRow | undefined;
+    if (!row) return undefined;
+    const record = toRecord(row);
+    Object.freeze(record.scopes);
+    Object.freeze(record);
+    // Only keys found are kept, so unknown tokens cannot grow it: one entry per live secret.
+    if (kept.size >= MAX_CACHED_KEYS) kept.clear();
+    kept.set(at, record);
+    return record;
   }
 
   listKeys(page: { after?: KeyPosition; limit?: number } = {}): Promise<ApiKeyRecord[]> {
