@@ -1,20 +1,30 @@
-import { LEDGER_COLUMNS, LedgerEntry, ledgerRow } from './ledger-entry';
+import { LEDGER_COLUMNS, LedgerEntry } from './ledger-entry';
+
+/** What makes a text field need more than itself: a formula's lead, a comma, a quote, a break. */
+const SPECIAL = /^[=+\-@\t\r]|[",\r\n]/;
 
 /** A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
 function csvField(value: string | number | null): string {
   if (value === null) return '';
-  const text = String(value);
+  if (typeof value === 'number') return String(value);
+  if (!SPECIAL.test(value)) return value;
   // A field a spreadsheet would run as a formula is led by a quote (OWASP's CSV injection advice).
-  const safe = /^[=+\-@\t\r]/.test(text) && typeof value === 'string' ? `'${text}` : text;
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 /** The header line of the CSV export: the entry's fields in order, its subject flattened. */
 export const CSV_HEADER = `${LEDGER_COLUMNS.join(',')}\r\n`;
 
+/** An entry as a CSV record, its fields in LEDGER_COLUMNS' order. */
 export function csvLine(entry: LedgerEntry): string {
-  const row = ledgerRow(entry);
-  return `${LEDGER_COLUMNS.map((column) => csvField(row[column])).join(',')}\r\n`;
+  const { subject } = entry;
+  return (
+    `${csvField(entry.id)},${csvField(entry.at)},${subject.kind},${csvField(subject.id)},` +
+    `${csvField(subject.external_id)},${csvField(entry.run_id)},${csvField(entry.tool)},` +
+    `${entry.credits},${entry.kind},${entry.transport},${csvField(entry.request_id)},` +
+    `${csvField(entry.idempotency_key)},${csvField(entry.invocation_id)}\r\n`
+  );
 }
 
 export function ndjsonLine(entry: LedgerEntry): string {

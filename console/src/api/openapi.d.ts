@@ -374,6 +374,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ledger entries (a page, or the range) */
+        get: operations["listLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs, newest first */
+        get: operations["listRuns"];
+        put?: never;
+        /** Start a run (token shown once) */
+        post: operations["createRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run */
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
+        /** End a run */
+        delete: operations["deleteRun"];
+        options?: never;
+        head?: never;
+        /** Change a run's budget or label */
+        patch: operations["updateRun"];
+        trace?: never;
+    };
     "/api/v1/services": {
         parameters: {
             query?: never;
@@ -773,7 +827,7 @@ export interface components {
              * @example api_key.update
              * @enum {string}
              */
-            action: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
+            action: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "run.created" | "run.updated" | "run.deleted";
             /**
              * @description The key that acted; null for an OAuth principal, the CLI and the service itself.
              * @example key_3f2a9c1d0b7e6a54
@@ -787,7 +841,7 @@ export interface components {
             /** @example 2025-01-01T12:00:00.000Z */
             at: string;
             /**
-             * @description create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; principal.delete: {issuer, subject}; config.set: {value} (secrets masked); doctor.fix: what was fixed; webhook.created: {url, events}; webhook.updated: {field: {from, to}}; webhook.secret_rotated: {grace_seconds}; webhook.deleted: {}; webhook.disabled: {reason}. CLI and start-up entries add source; entries an OAuth principal caused add the client_id of its token.
+             * @description create: the settings granted; update and principal.update: {field: {from, to}}; rotate: {grace_seconds}; revoke: {}; principal.delete: {issuer, subject}; config.set: {value} (secrets masked); doctor.fix: what was fixed; webhook.created: {url, events}; webhook.updated: {field: {from, to}}; webhook.secret_rotated: {grace_seconds}; webhook.deleted: {}; webhook.disabled: {reason}; run.created: {budget, scopes, expires_at}; run.updated: the fields set; run.deleted: {}. CLI and start-up entries add source; entries an OAuth principal caused add the client_id of its token.
              * @example {
              *       "daily_limit": {
              *         "from": 100,
@@ -948,6 +1002,38 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "disabled" | "revoked" | "expired";
+        };
+        CreatedRun: {
+            budget: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            ended_at: string | null;
+            /** @enum {string|null} */
+            ended_reason: "deleted" | "expired" | "parent_revoked" | "parent_disabled" | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** @example run_0190f3c9a2b4d5e6f708192a3b */
+            id: string;
+            label: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            parent: components["schemas"]["RunParentView"];
+            remaining: number;
+            scopes: string[];
+            spent: number;
+            /** @description Credits spent, per tool (a run shown alone). */
+            spent_by_tool?: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            status: "active" | "ended" | "expired";
+            /**
+             * @description The run's bearer token: shown once, never again.
+             * @example sk_run_…
+             */
+            token: string;
         };
         CreatedWebhook: {
             created_at: string;
@@ -1326,6 +1412,44 @@ export interface components {
             /** @description The new signing secret (whsec_…): shown this once. */
             secret: string;
         };
+        RunPage: {
+            /** @description The `before` of the next page. */
+            next_cursor: string | null;
+            runs: components["schemas"]["RunView"][];
+        };
+        RunParentView: {
+            /** @example key_0123456789abcdef */
+            id: string;
+            /** @enum {string} */
+            kind: "key" | "principal";
+        };
+        RunView: {
+            budget: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            ended_at: string | null;
+            /** @enum {string|null} */
+            ended_reason: "deleted" | "expired" | "parent_revoked" | "parent_disabled" | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** @example run_0190f3c9a2b4d5e6f708192a3b */
+            id: string;
+            label: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            parent: components["schemas"]["RunParentView"];
+            remaining: number;
+            scopes: string[];
+            spent: number;
+            /** @description Credits spent, per tool (a run shown alone). */
+            spent_by_tool?: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            status: "active" | "ended" | "expired";
+        };
         StatusCountView: {
             /** @example 12 */
             count: number;
@@ -1700,6 +1824,43 @@ export interface components {
                 };
             };
         };
+        CreateRunInput: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Credits the run may spend, at most.
+                     * @example 500
+                     */
+                    budget: number;
+                    /**
+                     * @description A label to recognise the run by: no control characters or bidi controls.
+                     * @example nightly-triage
+                     */
+                    label?: string;
+                    /**
+                     * @description At most 16 string pairs, kept with the run.
+                     * @example {
+                     *       "ticket": "OPS-1234"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * @description Tool scopes of the run, each held by its creator (services:read, services:execute, services:execute:<tool>); default: the creator's.
+                     * @example [
+                     *       "services:execute:greet"
+                     *     ]
+                     */
+                    scopes?: string[];
+                    /**
+                     * @description How long the run lasts, in seconds.
+                     * @default 86400
+                     */
+                    ttl_seconds?: number;
+                };
+            };
+        };
         CreateWebhookInput: {
             content: {
                 "application/json": {
@@ -1842,6 +2003,16 @@ export interface components {
                     plan?: string | null;
                     /** @description Calls per rate-limit window (a second by default), beating the plan's; null: the plan's. */
                     rate_limit?: number | null;
+                };
+            };
+        };
+        UpdateRunInput: {
+            content: {
+                "application/json": {
+                    /** @description A new budget (below what the run spent, its next calls are refused). */
+                    budget?: number;
+                    /** @description A new label. */
+                    label?: string;
                 };
             };
         };
@@ -2034,7 +2205,7 @@ export interface operations {
     searchAuditEntries: {
         parameters: {
             query?: {
-                action?: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
+                action?: "api_key.create" | "api_key.update" | "api_key.rotate" | "api_key.revoke" | "config.set" | "doctor.fix" | "principal.update" | "principal.delete" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "run.created" | "run.updated" | "run.deleted";
                 /** @description A key id, a principal id, or `cli`. */
                 actor?: string;
                 before?: number;
@@ -6115,6 +6286,1038 @@ export interface operations {
             };
         };
     };
+    listLedger: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page (JSON pages only). */
+                cursor?: unknown;
+                /** @description The subjects' external id. */
+                external_id?: unknown;
+                /** @description RFC 3339 instant, inclusive (default: 30 days before `to`). */
+                from?: unknown;
+                limit?: number;
+                /** @description A run id. */
+                run?: unknown;
+                /** @description `key:<id>` or `principal:<id>`. */
+                subject?: unknown;
+                /** @description RFC 3339 instant, exclusive (default: now). */
+                to?: unknown;
+                /** @description A tool name. */
+                tool?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description {entries, next_cursor}; or NDJSON or CSV of the whole range. */
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the last page. */
+                before?: unknown;
+                limit?: number;
+                /** @description A key or principal id (admin:read). */
+                parent?: unknown;
+                status?: "active" | "ended" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPage"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateRunInput"];
+        responses: {
+            201: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedRun"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["UpdateRunInput"];
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunView"];
+                };
+            };
+            /** @description The body does not match the schema, is not a JSON object (`dict_type`) or is not JSON (`json_invalid`). `detail` lists every problem. */
+            400: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description No usable key (`Not authenticated`) or an unknown, revoked or expired one (`Invalid API key`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer`. */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Not authenticated"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.` */
+            403: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Insufficient permissions for this operation."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such resource. */
+            404: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large: the limit is 1048576 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Unsupported Media Type: send 'Content-Type: application/json'"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded: 5 requests per second. Retry after 1 second."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description An unexpected failure; it is logged, never described. Retry, then check /health. */
+            500: {
+                headers: {
+                    /** @description Requests per window: the rate the bucket refills at. */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Whole requests the bucket holds now. */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again (on a 429: until one request fits). */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Internal Server Error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The data store cannot be reached (nothing is served unmetered), or the tool is at capacity (`Tool '<name>' is at capacity; retry shortly.`, not counted against the quota). Retry shortly. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: the data store cannot be reached. Retry shortly."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     listServices: {
         parameters: {
             query?: never;
@@ -6281,6 +7484,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6314,6 +7519,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6381,6 +7588,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6435,6 +7644,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6473,6 +7684,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6589,6 +7802,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6681,6 +7896,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6714,6 +7931,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6781,6 +8000,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6835,6 +8056,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6873,6 +8096,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6989,6 +8214,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7081,6 +8308,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7114,6 +8343,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7181,6 +8412,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7235,6 +8468,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7351,6 +8586,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7445,6 +8682,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7480,6 +8719,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7513,6 +8754,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7580,6 +8823,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7634,6 +8879,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7750,6 +8997,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7842,6 +9091,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7875,6 +9126,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7942,6 +9195,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7996,6 +9251,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8112,6 +9369,8 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description The request id: a well-formed incoming `X-Request-Id` is kept, else a new one. */
                     "X-Request-Id"?: string;
+                    /** @description Credits left of the run's budget (a run's call only). */
+                    "X-Run-Budget-Remaining"?: number;
                     [name: string]: unknown;
                 };
                 content: {
