@@ -225,8 +225,16 @@ describe('runs: the contract over REST (e2e)', () => {
         expect(res.body.detail).toEqual([expect.objectContaining({ loc })]);
       }
     }
-    for (const credential of [parent.key, wildcard.key]) {
-      const listed = await app.http().get(RUNS).set(bearer(credential)).expect(200);
+    // The wildcard key holds admin:read, whose list is every run of the app: its own by `parent`.
+    for (const [credential, id] of [
+      [parent.key, parent.id],
+      [wildcard.key, wildcard.id],
+    ]) {
+      const listed = await app
+        .http()
+        .get(`${RUNS}?parent=${id}`)
+        .set(bearer(credential))
+        .expect(200);
       expect(listed.body).toEqual({ runs: [], next_cursor: null });
     }
     const all = await app.http().get(`${RUNS}?parent=${parent.id}`).set(admin()).expect(200);

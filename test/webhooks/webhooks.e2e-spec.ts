@@ -140,11 +140,16 @@ describe('Webhooks (e2e)', () => {
     const { id } = (await create({ url: receiver.url, events: ['*'] }).expect(201)).body as {
       id: string;
     };
-    receiver.answer({ status: 410 }, { status: 410 });
+    // The first 410 is held until both test events are stored (else the first could disable the
+    // endpoint before the second is asked for: a 409).
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    receiver.answer({ status: 410, after: held }, { status: 410 });
     // Two deliveries: the second is sent too when it is under way with the first, else it finds
     // the endpoint disabled. Either way the endpoint is disabled once.
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
     await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    release();
     const both = await deliveriesWhen(
       t,
       id,
