@@ -197,7 +197,9 @@ export class RedisRunStore extends RunStore {
     for (const id of ids) {
       const run = await this.find(id);
       if (run) {
-        await redisCall(client.del(RunKeys.record(run.id), RunKeys.lookup(run.token_hash)));
+        // Two slots (a Cluster refuses one DEL across them).
+        await redisCall(client.del(RunKeys.record(run.id)));
+        await redisCall(client.del(RunKeys.lookup(run.token_hash)));
         await redisCall(client.zrem(RunKeys.ofParent(run.parent.id), run.id));
         await redisCall(client.zrem(RunKeys.activeOf(run.parent.id), run.id));
         gone.push(run);

@@ -18,12 +18,13 @@ const T0 = Date.parse('2026-11-01T00:00:00.000Z');
 const RANGE = 'from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z';
 /**
  * What the server's resident memory may grow by while it streams the whole range: the issue's
- * 50 MB. On Redis the stream measures 53-54 MB (2026-11-27: the replies' strings and their parse
+ * 50 MB. On Redis (one, through Sentinel, a Cluster) the stream measures 53-54 MB (2026-11-27: the replies' strings and their parse
  * grow V8's young generation toward its 48 MB before it is collected; nothing is kept, the heap
  * returns to its size before the stream), over the issue's line: held here to 64 MB, so that a
  * leak still fails, and reported as not met (docs/runs-and-ledger.md).
  */
-const MAX_GROWTH = (baseEnv().REDIS_URL ? 64 : 50) * 1024 * 1024;
+const MAX_GROWTH =
+  (Object.keys(baseEnv()).some((name) => name.startsWith('REDIS_')) ? 64 : 50) * 1024 * 1024;
 const CSV_HEADER =
   'id,at,subject_kind,subject_id,external_id,run_id,tool,credits,kind,transport,request_id,idempotency_key,invocation_id';
 

@@ -1,12 +1,12 @@
 /**
  * Suites that start instances as processes of their own and stop them by kill -9 (leases, refunds,
  * the webhooks' outbox, the ledger), run the compiled CLI many times (webhooks, the ledger), stream
- * 100,000 entries, or run two instances with MCP clients and webhooks (runs, the ledger's
- * reconciliation): `npm run test:matrix` runs
+ * 100,000 entries, read the ledger's API through every filter and format, or run two instances
+ * with MCP clients and webhooks (runs, the ledger's reconciliation): `npm run test:matrix` runs
  * them, on SQLite (e2e-spawned) and on Redis (e2e-fastify-redis), so that `npm test` stays under
  * three minutes. One pattern, read by jest.config.js (to leave them out) and jest.matrix.config.js
  * (to run them).
  */
 module.exports = {
-  MATRIX_ONLY: '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart)|ledger/ledger-(cli|stream)|ledger/reconciliation(-kill)?|runs/runs-(instances|mcp|webhooks))\\.e2e-spec\\.ts$',
+  MATRIX_ONLY: '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart)|ledger/ledger-(api|cli|stream)|ledger/reconciliation(-kill)?|runs/runs-(instances|mcp|webhooks))\\.e2e-spec\\.ts$',
 };
