@@ -101,24 +101,6 @@ export const LEDGER_COLUMNS = [
 /** An entry as a row of LEDGER_COLUMNS. */
 export type LedgerRow = Record<(typeof LEDGER_COLUMNS)[number], string | number | null>;
 
-export function ledgerRow(entry: LedgerEntry): LedgerRow {
-  return {
-    id: entry.id,
-    at: entry.at,
-    subject_kind: entry.subject.kind,
-    subject_id: entry.subject.id,
-    external_id: entry.subject.external_id,
-    run_id: entry.run_id,
-    tool: entry.tool,
-    credits: entry.credits,
-    kind: entry.kind,
-    transport: entry.transport,
-    request_id: entry.request_id,
-    idempotency_key: entry.idempotency_key,
-    invocation_id: entry.invocation_id,
-  };
-}
-
 /** The columns of the embedded store's table: an entry's time and subject kind are its ids'. */
 type StoredRow = Omit<LedgerRow, 'at' | 'subject_kind'>;
 
