@@ -35,6 +35,8 @@ const topologySpecs = '/redis-(sentinel|cluster)\\.e2e-spec\\.ts$';
 const notInRedisRun = [
   'fuzz\\.e2e-spec\\.ts$',
   '/(keys-cli|config-startup|key-names|cli-first-start|tracing)\\.e2e-spec\\.ts$',
+  // The test kit starts the store it is asked for itself.
+  '/testing/kit\\.e2e-spec\\.ts$',
   // What no store decides: the build check, the documents, the HTTP server's own limits.
   '/(ensure-built|newcomer|docs-links|docs-code|typed-client|front-door|openapi|openapi-coverage|max-connections|cors|request-context)\\.e2e-spec\\.ts$',
 ];

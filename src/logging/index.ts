@@ -8,3 +8,4 @@ export {
   StderrLogCoreModule,
   StderrLoggingModule,
 } from './logging.module';
+export { LOG_DESTINATION } from './log-control';

@@ -22,7 +22,7 @@ export { AuthFailureLimiter } from './auth-failure.limiter';
 export { CurrentCaller } from './caller';
 export type { ApiRequest, AuthenticatedPrincipal, Caller } from './caller';
 export { escalates, mayManage } from './escalation';
-export { InitialKeyBootstrap } from './initial-key';
+export { InitialKeyBootstrap, INITIAL_KEY_FILE } from './initial-key';
 export { decodeCursor, encodeCursor } from './key-cursor';
 export {
   KEY_NOT_FOUND,

@@ -14,6 +14,9 @@ export const FIXTURE_BUILD_DIR = join(ROOT, 'dist-fixture');
 
 let withFixtureTool = false;
 
+/** Whether the processes the suites start register the fixture tools (the fixture-tool project). */
+export const fixtureToolsRegistered = (): boolean => withFixtureTool;
+
 /**
  * Called by the fixture-tool project's setup file (test/fixture-tool/setup-file.ts): from then on
  * the processes the suites start register the fixture tool too.

@@ -1,9 +1,8 @@
-import { Client as Client2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as Client2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as StreamableHTTPClientTransport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport as StdioClientTransport1 } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { bearer } from './app';
+import { connectMcp } from '../../src/testing';
 
 /**
  * The official MCP clients of both eras, one face for the tests: `@modelcontextprotocol/client`
@@ -58,17 +57,9 @@ function client2(kind: 'modern' | 'legacy'): Client2 {
   );
 }
 
-/** A client of `kind` over Streamable HTTP, the key in its headers. */
+/** A client of `kind` over Streamable HTTP, the key in its headers: the kit's (src/testing/). */
 export async function connectHttp(kind: ClientKind, url: URL, key?: string): Promise<AnyClient> {
-  const requestInit = { headers: key ? bearer(key) : {} };
-  if (kind === 'v1') {
-    const client = new Client1({ name: 'e2e-v1', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport1(url, { requestInit }));
-    return wrap1(client);
-  }
-  const client = client2(kind);
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
-  return wrap2(kind, client);
+  return { kind, ...(await connectMcp(url, { key, era: kind })) };
 }
 
 /** A client of `kind` over stdio, starting `command args` with `env`. */
