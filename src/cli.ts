@@ -12,6 +12,7 @@ import { auditActor, line, out } from './transports/cli/cli.output';
 import { addKeyCommands } from './transports/cli/keys.commands';
 import { addWebhookCommands } from './transports/cli/webhooks.commands';
 import { addLedgerCommands } from './transports/cli/ledger.commands';
+import { addToolCommands } from './transports/cli/tools.commands';
 import { ApiError } from './kernel/errors/api-error';
 import { printable } from './kernel/common/text';
 import { prepareEnvironment } from './kernel/settings/environment';
@@ -54,9 +55,11 @@ export function buildCli(): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .addHelpText('after', ENVIRONMENT_HELP);
   program.exitOverride();
-  addKeyCommands(program, withContext, declaredToolNames(TOOL_MODULES));
+  const tools = declaredToolNames(TOOL_MODULES);
+  addKeyCommands(program, withContext, tools);
   addWebhookCommands(program, withContext);
   addLedgerCommands(program, withContext);
+  addToolCommands(program, tools);
 
   program
     .command('audit')

@@ -8,5 +8,11 @@
  * (to run them).
  */
 module.exports = {
-  MATRIX_ONLY: '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart)|ledger/ledger-(api|cli|stream)|ledger/reconciliation(-kill)?|runs/runs-(instances|mcp|webhooks))\\.e2e-spec\\.ts$',
+  MATRIX_ONLY:
+    '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart)|ledger/ledger-(api|cli|stream)|ledger/reconciliation(-kill)?|runs/runs-(instances|mcp|webhooks)|tools/tools-new)\\.e2e-spec\\.ts$',
+  /**
+   * Of those, the ones no store, adapter or topology decides, run once (e2e-spawned): `tools new`'s
+   * (a type check and a Jest run in a copy of the checkout, on SQLite whatever the project).
+   */
+  MATRIX_ONCE: '/tools/tools-new\\.e2e-spec\\.ts$',
 };

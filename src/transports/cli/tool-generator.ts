@@ -1,0 +1,139 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  moduleNameOf,
+  NewTool,
+  specFileOf,
+  specSource,
+  toolFileOf,
+  toolSource,
+} from './tool-templates';
+
+/** The tools' list of a checkout, from its root. */
+export const TOOLS_LIST_FILE = 'src/tools.ts';
+
+/** A tool's name: its path segment, its folder, its scope's last part. */
+const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
+
+/** What some MCP clients' models take as a function's name, at most: a tool's, at most. */
+export const MAX_TOOL_NAME_LENGTH = 64;
+
+/** A mistake of the command's user (exit 2): nothing was written. */
+export class ToolUsageError extends Error {}
+
+/** A file `tools new` writes: its path from the root of the checkout, and its text. */
+export interface PlannedFile {
+  path: string;
+  text: string;
+  /** A new file (refused if one appears meanwhile), or src/tools.ts rewritten. */
+  created: boolean;
+}
+
+/**
+ * src/tools.ts with the tool's import after the last import and its module last in
+ * TOOL_MODULES: unformatted (Prettier lays the list out).
+ */
+export function withToolLine(source: string, moduleName: string, importPath: string): string {
+  const list = /(export const TOOL_MODULES\b[^=]*=\s*\[)([^\]]*)\]/.exec(source);
+  if (!list) {
+    throw new Error(`${TOOLS_LIST_FILE} has no 'export const TOOL_MODULES = [...]' to add it to`);
+  }
+  const inside = list[2].replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  const comma = inside.trim() === '' || inside.trim().endsWith(',') ? '' : ',';
+  const end = list.index + list[0].length - 1;
+  // On a line of its own: after the last entry, or after the comment that ends its line.
+  const head = source.slice(0, end).trimEnd();
+  const listed = `${head}\n${comma}${moduleName},\n${source.slice(end)}`;
+  const imports = [...listed.matchAll(/^import\b[^;]*;/gm)];
+  const last = imports[imports.length - 1];
+  const at = last ? last.index + last[0].length : 0;
+  const line = `import { ${moduleName} } from '${importPath}';`;
+  return last ? `${listed.slice(0, at)}\n${line}${listed.slice(at)}` : `${line}\n${listed}`;
+}
+
+/**
+ * The files of a new tool in the checkout at `root`, checked first: `root` is a checkout (its
+ * src/tools.ts), the name is a tool's and none of `existing` (the tools the CLI was built with),
+ * and neither its folder, its spec nor its entry in src/tools.ts is there yet.
+ */
+export function planNewTool(
+  root: string,
+  tool: NewTool,
+  existing: readonly string[],
+): PlannedFile[] {
+  const listFile = join(root, TOOLS_LIST_FILE);
+  if (!existsSync(listFile)) {
+    throw new ToolUsageError(
+      `no ${TOOLS_LIST_FILE} in ${root}: run \`tools new\` at the root of a checkout of the service`,
+    );
+  }
+  const { name } = tool;
+  if (!TOOL_NAME.test(name) || name.length > MAX_TOOL_NAME_LENGTH) {
+    throw new ToolUsageError(
+      `'${name}' is not a tool's name: [a-z][a-z0-9_]* (a lower-case letter first, then lower-case letters, digits and _), at most ${MAX_TOOL_NAME_LENGTH} characters`,
+    );
+  }
+  const list = readFileSync(listFile, 'utf8');
+  const moduleName = moduleNameOf(name);
+  const importPath = `./tools/${name}/${name}.tool`;
+  const taken = [
+    existing.includes(name) && `a tool named '${name}' exists already`,
+    existsSync(join(root, 'src/tools', name)) && `src/tools/${name}/ exists already`,
+    existsSync(join(root, `src/tools/${name}.ts`)) && `src/tools/${name}.ts exists already`,
+    existsSync(join(root, specFileOf(name))) && `${specFileOf(name)} exists already`,
+    (list.includes(`'./tools/${name}/`) || new RegExp(`\\b${moduleName}\\b`).test(list)) &&
+      `${TOOLS_LIST_FILE} lists '${name}' already`,
+  ].find(Boolean);
+  if (taken) throw new ToolUsageError(`${taken}: choose another name`);
+  return [
+    { path: toolFileOf(name), text: toolSource(tool), created: true },
+    { path: specFileOf(name), text: specSource(tool), created: true },
+    { path: TOOLS_LIST_FILE, text: withToolLine(list, moduleName, importPath), created: false },
+  ];
+}
+
+type Prettier = typeof import('prettier');
+
+/** Prettier, loaded on use: a developer's dependency, which a production install leaves out. */
+async function loadPrettier(): Promise<Prettier> {
+  try {
+    return await import('prettier');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      '`tools new` formats what it writes with Prettier, which is not installed here: it is a developer command, for a checkout with its dev dependencies (npm install)',
+    );
+  }
+}
+
+/** The files formatted as the checkout's Prettier configuration says (`npm run format`). */
+export async function formatted(root: string, files: PlannedFile[]): Promise<PlannedFile[]> {
+  const prettier = await loadPrettier();
+  return Promise.all(
+    files.map(async (file) => {
+      const filepath = join(root, file.path);
+      const options = (await prettier.resolveConfig(filepath)) ?? {};
+      return { ...file, text: await prettier.format(file.text, { ...options, filepath }) };
+    }),
+  );
+}
+
+/** Writes the files; on a failure, removes those it created, so that the checkout is as it was. */
+export function writeFiles(root: string, files: PlannedFile[]): void {
+  const made: string[] = [];
+  /** The first folder each file needed made: nothing but what this call wrote is in it. */
+  const folders: string[] = [];
+  try {
+    for (const file of files) {
+      const path = join(root, file.path);
+      const folder = mkdirSync(dirname(path), { recursive: true });
+      if (folder) folders.push(folder);
+      writeFileSync(path, file.text, { flag: file.created ? 'wx' : 'w' });
+      if (file.created) made.push(path);
+    }
+  } catch (error) {
+    made.forEach((path) => unlinkSync(path));
+    folders.reverse().forEach((folder) => rmSync(folder, { recursive: true, force: true }));
+    throw error;
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * What `cli tools new` writes: a tool in the one-file form (defineTool) and its e2e spec. The
+ * texts are formatted by Prettier before they are written (tool-generator.ts), so a long name
+ * wraps as the project's other files do.
+ */
+
+/** The new tool, as the options of `tools new` give it. */
+export interface NewTool {
+  /** `[a-z][a-z0-9_]*`: the tool's name, its folder and its path. */
+  name: string;
+  /** `async: 'allowed'` with a handler in steps (progress, signal); else `async: 'never'`. */
+  async: boolean;
+  cost: number;
+  timeoutMs: number;
+}
+
+/** `word_count` → `WordCount`: the prefix of the tool's classes, as defineTool names them. */
+export function pascal(name: string): string {
+  return name.replace(/(?:^|_)([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** `word_count` → `Word count`: the title MCP clients show. */
+export function titleOf(name: string): string {
+  const words = name.split('_').filter(Boolean).join(' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** `30000` → `30_000`, as the project writes large numbers. */
+function numeral(value: number): string {
+  return value >= 10_000 ? String(value).replace(/\B(?=(\d{3})+$)/g, '_') : String(value);
+}
+
+/** The module's exported name: what src/tools.ts lists. */
+export const moduleNameOf = (name: string) => `${pascal(name)}ToolModule`;
+
+/** Where the tool's file is, from the root of the checkout. */
+export const toolFileOf = (name: string) => `src/tools/${name}/${name}.tool.ts`;
+
+/** Where its spec is, from the root of the checkout. */
+export const specFileOf = (name: string) => `test/tools/${name}.e2e-spec.ts`;
+
+const SYNC_HANDLER = `  async: 'never', // answered in the request; 'allowed' lets a client run it in the background
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  handler: ({ text }) => ({ words: text.split(/\\s+/).filter(Boolean).length }),`;
+
+const ASYNC_HANDLER = `  async: 'allowed', // in the background when a client asks: Prefer: respond-async, an MCP task
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  handler: async ({ text }, { progress, signal }) => {
+    // The work in steps (here a word each): each reports its progress, and the wait rejects once
+    // the call should stop (its deadline, a cancel, its client gone): pass \`signal\` on to fetch.
+    const words = text.split(/\\s+/).filter(Boolean);
+    for (let done = 0; done < words.length; done++) {
+      progress(done, words.length, 'counting');
+      await nextTurn(undefined, { signal });
+    }
+    progress(words.length, words.length, 'counted');
+    return { words: words.length };
+  },`;
+
+/** The tool's one file: its DTOs and its definition with the handler (about 30 lines). */
+export function toolSource(tool: NewTool): string {
+  const prefix = pascal(tool.name);
+  return `${tool.async ? "import { setImmediate as nextTurn } from 'node:timers/promises';\n" : ''}import { ApiProperty } from '@nestjs/swagger';
+import { defineTool, StringField } from '../index';
+
+export class ${prefix}Input {
+  @StringField({ description: 'The text to work on.', minLength: 1, maxLength: 10_000, example: 'To be or not to be' })
+  text: string;
+}
+
+export class ${prefix}Result {
+  @ApiProperty({ type: 'integer', description: 'The words of the text.', example: 6 })
+  words: number;
+}
+
+/**
+ * Written by \`cli tools new\`: a tool that counts words, to be made the tool it is named for (its
+ * fields, its handler, its description), then its spec in test/tools/ told what it answers.
+ */
+export const ${moduleNameOf(tool.name)} = defineTool({
+  name: '${tool.name}',
+  title: '${titleOf(tool.name)}',
+  description: 'Count the words of a text.',
+  input: ${prefix}Input,
+  output: ${prefix}Result,
+  cost: ${tool.cost}, // credits a call costs
+  timeoutMs: ${numeral(tool.timeoutMs)}, // its deadline: still running then, a call is answered 504
+${tool.async ? ASYNC_HANDLER : SYNC_HANDLER}
+});
+`;
+}
+
+const BACKGROUND_TEST = `
+  it('runs in the background when asked, reporting its progress', async () => {
+    const started = await call({ text: 'To be or not to be' }).set('Prefer', 'respond-async');
+    expect(started.status).toBe(202);
+    let view = started.body;
+    while (view.status === 'queued' || view.status === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      view = (await t.http().get(started.headers.location).set(bearer(key))).body;
+    }
+    expect(view).toMatchObject({
+      status: 'succeeded',
+      result: { words: 6 },
+      progress: { done: 6, total: 6 },
+    });
+  });
+`;
+
+/**
+ * The tool's e2e spec: REST, a refusal, discovery, credits, MCP of both eras (on the test app).
+ * Its comments name no tool: a long name leaves their lines as short as they are.
+ */
+export function specSource(tool: NewTool): string {
+  const { name } = tool;
+  const moduleName = moduleNameOf(name);
+  return `import { bearer, listenOnLoopback, startApp, TestApp } from '../support/app';
+import { connectHttp } from '../support/mcp-clients';
+import { ${moduleName} } from '../../src/tools/${name}/${name}.tool';
+
+/**
+ * The tool as \`cli tools new\` wrote it: it answers over REST, refuses a bad input, is listed by
+ * discovery, costs its credits and answers over MCP with the official clients of both eras.
+ */
+describe('the ${name} tool (e2e)', () => {
+  const COST = ${tool.cost};
+  let t: TestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startApp({ tools: [${moduleName}] });
+  });
+  afterAll(() => t.close());
+
+  // Calls are counted: each test gets a key of its own, allowed this tool only.
+  beforeEach(async () => {
+    key = await t.createKey({ scopes: ['services:execute:${name}'], plan: 'unlimited' });
+  });
+
+  const call = (body: object) =>
+    t.http().post('/api/v1/services/${name}').set(bearer(key)).send(body);
+
+  it('answers over REST', async () => {
+    const res = await call({ text: 'To be or not to be' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ words: 6 });
+  });
+
+  it('refuses a bad input: 400 and what is wrong', async () => {
+    const res = await call({ extra: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'text'], msg: 'Field required', type: 'missing' },
+      { loc: ['body', 'extra'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+    ]);
+  });
+
+  it('is listed by discovery', async () => {
+    const res = await t.http().get('/api/v1/services').set(bearer(key));
+    expect(res.status).toBe(200);
+    expect(res.body.tools).toContainEqual(
+      expect.objectContaining({
+        name: '${name}',
+        path: '/api/v1/services/${name}',
+        scope: 'services:execute:${name}',
+        cost: COST,
+      }),
+    );
+  });
+
+  it('costs its credits', async () => {
+    const res = await call({ text: 'one' });
+    expect(res.headers['x-quota-cost']).toBe(String(COST));
+    expect((await call({ text: 'two' })).status).toBe(200);
+    const usage = await t.http().get('/api/v1/usage').set(bearer(key));
+    expect(usage.body.used).toBe(2 * COST);
+  });
+${tool.async ? BACKGROUND_TEST : ''}
+  it.each(['modern', 'v1'] as const)('answers over MCP (the %s client)', async (kind) => {
+    const url = new URL(\`http://127.0.0.1:\${await listenOnLoopback(t.app)}/mcp\`);
+    const client = await connectHttp(kind, url, key);
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('${name}');
+      const result = await client.callTool({
+        name: '${name}',
+        arguments: { text: 'To be or not to be' },
+      });
+      expect(result.structuredContent).toEqual({ words: 6 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+`;
+}
