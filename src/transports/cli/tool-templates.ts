@@ -114,8 +114,7 @@ const BACKGROUND_TEST = `
 export function specSource(tool: NewTool): string {
   const { name } = tool;
   const moduleName = moduleNameOf(name);
-  return `import { bearer, listenOnLoopback, startApp, TestApp } from '../support/app';
-import { connectHttp } from '../support/mcp-clients';
+  return `import { bearer, startApp, TestApp } from '../support/app';
 import { ${moduleName} } from '../../src/tools/${name}/${name}.tool';
 
 /**
@@ -137,8 +136,7 @@ describe('the ${name} tool (e2e)', () => {
     key = await t.createKey({ scopes: ['services:execute:${name}'], plan: 'unlimited' });
   });
 
-  const call = (body: object) =>
-    t.http().post('/api/v1/services/${name}').set(bearer(key)).send(body);
+  const call = (body: object) => t.callTool('${name}', body, key);
 
   it('answers over REST', async () => {
     const res = await call({ text: 'To be or not to be' });
@@ -172,23 +170,17 @@ describe('the ${name} tool (e2e)', () => {
     const res = await call({ text: 'one' });
     expect(res.headers['x-quota-cost']).toBe(String(COST));
     expect((await call({ text: 'two' })).status).toBe(200);
-    const usage = await t.http().get('/api/v1/usage').set(bearer(key));
-    expect(usage.body.used).toBe(2 * COST);
+    expect((await t.usage(key)).used).toBe(2 * COST);
   });
 ${tool.async ? BACKGROUND_TEST : ''}
-  it.each(['modern', 'v1'] as const)('answers over MCP (the %s client)', async (kind) => {
-    const url = new URL(\`http://127.0.0.1:\${await listenOnLoopback(t.app)}/mcp\`);
-    const client = await connectHttp(kind, url, key);
-    try {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('${name}');
-      const result = await client.callTool({
-        name: '${name}',
-        arguments: { text: 'To be or not to be' },
-      });
-      expect(result.structuredContent).toEqual({ words: 6 });
-    } finally {
-      await client.close();
-    }
+  it.each(['modern', 'v1'] as const)('answers over MCP (the %s client)', async (era) => {
+    const client = await t.mcp(key, era); // closed with the app
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('${name}');
+    const result = await client.callTool({
+      name: '${name}',
+      arguments: { text: 'To be or not to be' },
+    });
+    expect(result.structuredContent).toEqual({ words: 6 });
   });
 });
 `;
