@@ -22,8 +22,8 @@ export interface OneFileTool<
   handler: (input: I, context: ToolContext, ...injected: D) => O | Promise<O>;
 }
 
-/** `word_count` → `WordCount`: the classes' names in stack traces and Nest's messages. */
-function pascal(name: string): string {
+/** `word_count` → `WordCount`: the prefix of a tool's classes (`WordCountToolModule`). */
+export function toolClassPrefix(name: string): string {
   return name.replace(/(?:^|_)([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
@@ -38,7 +38,7 @@ export function defineTool<I extends object, O extends object, D extends unknown
   definition: OneFileTool<I, O, D>,
 ): Type {
   const { handler, imports = [], inject = [], ...tool } = definition;
-  const name = pascal(tool.name);
+  const name = toolClassPrefix(tool.name);
   const controller = class {
     readonly injected: D;
     constructor(...injected: D) {

@@ -16,7 +16,7 @@ export { ToolRegistry } from './tool.registry';
 export type { RegisteredTool, ToolRuntimeSettings } from './tool.registry';
 export { ToolList } from './tools.dto';
 export { ToolsModule } from './tools.module';
-export { defineTool } from './define-tool';
+export { defineTool, toolClassPrefix } from './define-tool';
 export type { OneFileTool } from './define-tool';
 export type { ToolAnnotations, ToolAsyncMode, ToolDefinition } from './tool.decorator';
 export { BoolField, IntField, StringField, StringListField } from '../kernel/validation/fields';

@@ -3,7 +3,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planNewTool, ToolUsageError, withToolLine, writeFiles } from './tool-generator';
-import { pascal, titleOf, toolSource } from './tool-templates';
+import { toolClassPrefix } from '../../tools/index';
+import { titleOf, toolSource } from './tool-templates';
 
 const LIST = `import type { Type } from '@nestjs/common';
 import { GreetModule } from './tools/greet/greet.module';
@@ -127,7 +128,7 @@ export const TOOL_MODULES: Type[] = [
   });
 
   it('names its classes as defineTool names its module', () => {
-    expect(pascal('word_count')).toBe('WordCount');
+    expect(toolClassPrefix('word_count')).toBe('WordCount');
     expect(titleOf('word_count')).toBe('Word count');
     const source = toolSource({ name: 'x2_y', async: true, cost: 5, timeoutMs: 120_000 });
     expect(source).toContain('export const X2YToolModule = defineTool({');

@@ -4,6 +4,8 @@
  * wraps as the project's other files do.
  */
 
+import { toolClassPrefix } from '../../tools/index';
+
 /** The new tool, as the options of `tools new` give it. */
 export interface NewTool {
   /** `[a-z][a-z0-9_]*`: the tool's name, its folder and its path. */
@@ -12,11 +14,6 @@ export interface NewTool {
   async: boolean;
   cost: number;
   timeoutMs: number;
-}
-
-/** `word_count` → `WordCount`: the prefix of the tool's classes, as defineTool names them. */
-export function pascal(name: string): string {
-  return name.replace(/(?:^|_)([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
 /** `word_count` → `Word count`: the title MCP clients show. */
@@ -31,7 +28,7 @@ function numeral(value: number): string {
 }
 
 /** The module's exported name: what src/tools.ts lists. */
-export const moduleNameOf = (name: string) => `${pascal(name)}ToolModule`;
+export const moduleNameOf = (name: string) => `${toolClassPrefix(name)}ToolModule`;
 
 /** Where the tool's file is, from the root of the checkout. */
 export const toolFileOf = (name: string) => `src/tools/${name}/${name}.tool.ts`;
@@ -59,7 +56,7 @@ const ASYNC_HANDLER = `  async: 'allowed', // in the background when a client as
 
 /** The tool's one file: its DTOs and its definition with the handler (about 30 lines). */
 export function toolSource(tool: NewTool): string {
-  const prefix = pascal(tool.name);
+  const prefix = toolClassPrefix(tool.name);
   return `${tool.async ? "import { setImmediate as nextTurn } from 'node:timers/promises';\n" : ''}import { ApiProperty } from '@nestjs/swagger';
 import { defineTool, StringField } from '../index';
 
