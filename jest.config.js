@@ -27,7 +27,9 @@ const common = {
   testEnvironment: 'node',
   // The fixture-tool project's build (jest.fixture-tool.config.js): compiled copies of src/ and a
   // package.json of the same name, which no test imports.
-  modulePathIgnorePatterns: ['<rootDir>/dist-fixture/'],
+  // The scratch project's template (test/kit-project/): its suite runs in the scratch project
+  // (`npm run test:kit-project`), against the package's tarball.
+  modulePathIgnorePatterns: ['<rootDir>/dist-fixture/', '<rootDir>/test/kit-project/'],
 };
 // The Sentinel and Cluster specs start topologies of their own: `npm run test:matrix` runs them.
 const topologySpecs = '/redis-(sentinel|cluster)\\.e2e-spec\\.ts$';
