@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # `npm run test:kit-project` (and `.ci/run`): the test kit as a team uses it, from a project that is
 # not this repository. Packs the package (`npm pack`), makes a scratch project in a temporary folder
-# that installs the tarball (test/kit-project/: a one-file tool and its supertest suite on the kit,
-# a tsconfig and a Jest config; its package.json is written here with the repository's versions),
-# then: the package's two entries load with `require` and with `import`; `tsc --noEmit` type-checks
-# the tool and the suite against the shipped .d.ts files; Jest runs the suite (REST and MCP of both
-# eras, on SQLite and on a redis-server the kit starts). KEEP_KIT_PROJECT=1 keeps the folder.
+# that installs the tarball (test/kit-project/: a supertest suite on the kit, a tsconfig and a Jest
+# config; its package.json is written here with the repository's versions), then: the package's two
+# entries load with `require` and with `import`; the package's generator writes two tools and their
+# specs there (`npx tool-invocation-service tools new`); `tsc --noEmit` type-checks them and the
+# suite against the shipped .d.ts files; Jest runs the generated specs (on SQLite) and the suite (the
+# generated word_count over REST and MCP of both eras, on SQLite and on a redis-server the kit
+# starts). KEEP_KIT_PROJECT=1 keeps the folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -53,6 +55,7 @@ for (const name of [
   '@types/node',
   '@types/supertest',
   'jest',
+  'prettier',
   'supertest',
   'typescript',
 ]) {
@@ -97,6 +100,12 @@ node --input-type=module -e '
   if (typeof defineTool !== "function") throw new Error("import: no defineTool");
   console.log("  import: startTestApp, defineTool");
 '
+
+# The tools, as a team writes them: the package's generator, from its bin (formatted by the
+# project's Prettier). word_count answers in the request; summarize may run in the background.
+echo "kit project: npx tool-invocation-service tools new"
+npx --no-install tool-invocation-service tools new word_count --cost 2
+npx --no-install tool-invocation-service tools new summarize --async --timeout-ms 60000
 
 echo "kit project: tsc --noEmit (the shipped .d.ts files)"
 npx --no-install tsc --noEmit

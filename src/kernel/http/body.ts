@@ -1,6 +1,5 @@
-import type { OptionsJson } from 'body-parser';
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { ValidationIssue } from '../errors/validation-issue';
 import { jsonDeeperThan } from './json-depth';
 import contentType from 'content-type';
@@ -121,6 +120,17 @@ export function isPlainJsonBody(headers: IncomingHttpHeaders, limitBytes: number
 }
 
 /**
+ * The fields of body-parser's JSON options (its `OptionsJson`) this service sets: written here, so
+ * that the package's type declarations need no `@types/body-parser` of a team's project.
+ */
+export interface JsonParserOptions {
+  limit: number;
+  strict: boolean;
+  type: (req: IncomingMessage) => boolean;
+  verify: (req: IncomingMessage, res: ServerResponse, raw: Buffer) => void;
+}
+
+/**
  * body-parser's JSON options: the size limit on the decoded body, any JSON value (the validation
  * says what a non-object is), and the depth limit checked on the raw bytes before JSON.parse, so that
  * a megabyte of `[` costs one scan and not a parse. `envelopeDepth` gives routes whose body wraps
@@ -129,7 +139,7 @@ export function isPlainJsonBody(headers: IncomingHttpHeaders, limitBytes: number
 export function jsonParserOptions(
   limitBytes: number,
   envelopeDepth: (path: string) => number,
-): OptionsJson {
+): JsonParserOptions {
   return {
     limit: limitBytes,
     strict: false,

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { planNewTool, ToolUsageError, withToolLine, writeFiles } from './tool-generator';
+import { layoutOf, planNewTool, ToolUsageError, withToolLine, writeFiles } from './tool-generator';
 import { toolClassPrefix } from '../../tools/index';
 import { titleOf, toolSource } from './tool-templates';
 
@@ -47,7 +47,13 @@ export const TOOL_MODULES: Type[] = [GreetModule
 });
 
 describe('tools new: its checks', () => {
-  const tool = { name: 'word_count', async: false, cost: 1, timeoutMs: 30_000 };
+  const tool = {
+    name: 'word_count',
+    layout: 'checkout',
+    async: false,
+    cost: 1,
+    timeoutMs: 30_000,
+  } as const;
   const checkout = (list = LIST) => {
     const root = mkdtempSync(join(tmpdir(), 'tis-tools-new-'));
     mkdirSync(join(root, 'src/tools/greet'), { recursive: true });
@@ -56,7 +62,7 @@ describe('tools new: its checks', () => {
   };
   const refusal = (root: string, name: string, existing: string[] = []) => {
     try {
-      planNewTool(root, { ...tool, name }, existing);
+      planNewTool(root, { ...tool, layout: layoutOf(root), name }, existing);
     } catch (error) {
       expect(error).toBeInstanceOf(ToolUsageError);
       return (error as Error).message;
@@ -73,9 +79,40 @@ describe('tools new: its checks', () => {
     ]);
   });
 
-  it('needs the root of a checkout', () => {
+  it('needs the root of a checkout, or of a project that depends on the package', () => {
     const root = mkdtempSync(join(tmpdir(), 'tis-tools-new-'));
-    expect(refusal(root, 'word_count')).toMatch(/^no src\/tools\.ts in .*root of a checkout/);
+    expect(() => layoutOf(root)).toThrow(
+      /^no src\/tools\.ts and no dependency on tool-invocation-service/,
+    );
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ devDependencies: { jest: '30' } }));
+    expect(() => layoutOf(root)).toThrow(ToolUsageError);
+    writeFileSync(
+      join(root, 'package.json'),
+      JSON.stringify({ devDependencies: { 'tool-invocation-service': 'file:x.tgz' } }),
+    );
+    expect(layoutOf(root)).toBe('package');
+    expect(layoutOf(checkout())).toBe('checkout');
+  });
+
+  it("plans a team's project: the tool and its spec on the package, no list to change", () => {
+    const root = mkdtempSync(join(tmpdir(), 'tis-tools-new-'));
+    const files = planNewTool(root, { ...tool, layout: 'package' }, ['greet']);
+    expect(files.map((file) => [file.path, file.created])).toEqual([
+      ['src/tools/word_count.tool.ts', true],
+      ['test/word_count.e2e-spec.ts', true],
+    ]);
+    expect(files[0].text).toContain("from 'tool-invocation-service';");
+    expect(files[1].text).toContain(
+      "import { startTestApp, type TestApp } from 'tool-invocation-service/testing';",
+    );
+    expect(files[1].text).toContain("from '../src/tools/word_count.tool';");
+    writeFileSync(
+      join(root, 'package.json'),
+      JSON.stringify({ dependencies: { 'tool-invocation-service': '^1.0.0' } }),
+    );
+    mkdirSync(join(root, 'src/tools'), { recursive: true });
+    writeFileSync(join(root, 'src/tools/word_count.tool.ts'), '');
+    expect(refusal(root, 'word_count')).toMatch(/src\/tools\/word_count\.tool\.ts exists/);
   });
 
   it('refuses what is not a tool name', () => {
@@ -107,7 +144,11 @@ describe('tools new: what it writes', () => {
     writeFileSync(join(root, 'src/tools.ts'), LIST);
     copyFileSync(join(__dirname, '../../../.prettierrc'), join(root, '.prettierrc'));
     for (const name of ['word_count', 'a_tool_with_a_name_long_enough_to_wrap_the_list']) {
-      const files = planNewTool(root, { name, async: false, cost: 1, timeoutMs: 1 }, []);
+      const files = planNewTool(
+        root,
+        { name, layout: 'checkout', async: false, cost: 1, timeoutMs: 1 },
+        [],
+      );
       writeFiles(root, files);
       // As formatted() would: Prettier's own entry imports its ES modules, which Jest cannot.
       execFileSync(process.execPath, [PRETTIER, '--write', 'src/tools.ts'], { cwd: root });
@@ -130,7 +171,13 @@ export const TOOL_MODULES: Type[] = [
   it('names its classes as defineTool names its module', () => {
     expect(toolClassPrefix('word_count')).toBe('WordCount');
     expect(titleOf('word_count')).toBe('Word count');
-    const source = toolSource({ name: 'x2_y', async: true, cost: 5, timeoutMs: 120_000 });
+    const source = toolSource({
+      name: 'x2_y',
+      layout: 'checkout',
+      async: true,
+      cost: 5,
+      timeoutMs: 120_000,
+    });
     expect(source).toContain('export const X2YToolModule = defineTool({');
     expect(source).toContain('cost: 5,');
     expect(source).toContain('timeoutMs: 120_000,');

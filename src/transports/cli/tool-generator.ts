@@ -3,9 +3,11 @@ import { dirname, join } from 'node:path';
 import {
   moduleNameOf,
   NewTool,
+  PACKAGE,
   specFileOf,
   specSource,
   toolFileOf,
+  ToolLayout,
   toolSource,
 } from './tool-templates';
 
@@ -52,43 +54,66 @@ export function withToolLine(source: string, moduleName: string, importPath: str
 }
 
 /**
- * The files of a new tool in the checkout at `root`, checked first: `root` is a checkout (its
- * src/tools.ts), the name is a tool's and none of `existing` (the tools the CLI was built with),
- * and neither its folder, its spec nor its entry in src/tools.ts is there yet.
+ * Where `root` takes a new tool: a checkout of the service (its src/tools.ts), or a project whose
+ * package.json depends on the package; else a usage error.
+ */
+export function layoutOf(root: string): ToolLayout {
+  if (existsSync(join(root, TOOLS_LIST_FILE))) return 'checkout';
+  const manifest = join(root, 'package.json');
+  if (existsSync(manifest)) {
+    const { dependencies = {}, devDependencies = {} } = JSON.parse(
+      readFileSync(manifest, 'utf8'),
+    ) as Record<string, Record<string, string> | undefined>;
+    if (PACKAGE in dependencies || PACKAGE in devDependencies) return 'package';
+  }
+  throw new ToolUsageError(
+    `no ${TOOLS_LIST_FILE} and no dependency on ${PACKAGE} in ${root}: run \`tools new\` at the root of a checkout of the service, or of a project that depends on it`,
+  );
+}
+
+/**
+ * The files of a new tool in the project at `root`, checked first: the name is a tool's and none of
+ * `existing` (the tools the CLI was built with), and neither its file, its spec nor (in a
+ * checkout) its entry in src/tools.ts is there yet.
  */
 export function planNewTool(
   root: string,
   tool: NewTool,
   existing: readonly string[],
 ): PlannedFile[] {
-  const listFile = join(root, TOOLS_LIST_FILE);
-  if (!existsSync(listFile)) {
-    throw new ToolUsageError(
-      `no ${TOOLS_LIST_FILE} in ${root}: run \`tools new\` at the root of a checkout of the service`,
-    );
-  }
   const { name } = tool;
   if (!TOOL_NAME.test(name) || name.length > MAX_TOOL_NAME_LENGTH) {
     throw new ToolUsageError(
       `'${name}' is not a tool's name: [a-z][a-z0-9_]* (a lower-case letter first, then lower-case letters, digits and _), at most ${MAX_TOOL_NAME_LENGTH} characters`,
     );
   }
-  const list = readFileSync(listFile, 'utf8');
+  const checkout = tool.layout === 'checkout';
+  const list = checkout ? readFileSync(join(root, TOOLS_LIST_FILE), 'utf8') : '';
   const moduleName = moduleNameOf(name);
   const importPath = `./tools/${name}/${name}.tool`;
+  const [toolFile, specFile] = [toolFileOf(tool), specFileOf(tool)];
   const taken = [
     existing.includes(name) && `a tool named '${name}' exists already`,
     existsSync(join(root, 'src/tools', name)) && `src/tools/${name}/ exists already`,
     existsSync(join(root, `src/tools/${name}.ts`)) && `src/tools/${name}.ts exists already`,
-    existsSync(join(root, specFileOf(name))) && `${specFileOf(name)} exists already`,
+    existsSync(join(root, toolFile)) && `${toolFile} exists already`,
+    existsSync(join(root, specFile)) && `${specFile} exists already`,
     (list.includes(`'./tools/${name}/`) || new RegExp(`\\b${moduleName}\\b`).test(list)) &&
       `${TOOLS_LIST_FILE} lists '${name}' already`,
   ].find(Boolean);
   if (taken) throw new ToolUsageError(`${taken}: choose another name`);
   return [
-    { path: toolFileOf(name), text: toolSource(tool), created: true },
-    { path: specFileOf(name), text: specSource(tool), created: true },
-    { path: TOOLS_LIST_FILE, text: withToolLine(list, moduleName, importPath), created: false },
+    { path: toolFile, text: toolSource(tool), created: true },
+    { path: specFile, text: specSource(tool), created: true },
+    ...(checkout
+      ? [
+          {
+            path: TOOLS_LIST_FILE,
+            text: withToolLine(list, moduleName, importPath),
+            created: false,
+          },
+        ]
+      : []),
   ];
 }
 

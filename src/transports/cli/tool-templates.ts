@@ -6,8 +6,19 @@
 
 import { toolClassPrefix } from '../../tools/index';
 
+/**
+ * Where a new tool is written: a checkout of the service (`src/tools/<name>/`, its line in
+ * src/tools.ts, its spec on test/support/app.ts) or a team's project that depends on the package
+ * (`src/tools/<name>.tool.ts` and `test/<name>.e2e-spec.ts`, importing the package and its kit).
+ */
+export type ToolLayout = 'checkout' | 'package';
+
+/** The package's name, as a team's project imports it. */
+export const PACKAGE = 'tool-invocation-service';
+
 /** The new tool, as the options of `tools new` give it. */
 export interface NewTool {
+  layout: ToolLayout;
   /** `[a-z][a-z0-9_]*`: the tool's name, its folder and its path. */
   name: string;
   /** `async: 'allowed'` with a handler in steps (progress, signal); else `async: 'never'`. */
@@ -30,11 +41,20 @@ function numeral(value: number): string {
 /** The module's exported name: what src/tools.ts lists. */
 export const moduleNameOf = (name: string) => `${toolClassPrefix(name)}ToolModule`;
 
-/** Where the tool's file is, from the root of the checkout. */
-export const toolFileOf = (name: string) => `src/tools/${name}/${name}.tool.ts`;
+/** Where the tool's file is, from the root of the project. */
+export const toolFileOf = ({ name, layout }: Pick<NewTool, 'name' | 'layout'>) =>
+  layout === 'checkout' ? `src/tools/${name}/${name}.tool.ts` : `src/tools/${name}.tool.ts`;
 
-/** Where its spec is, from the root of the checkout. */
-export const specFileOf = (name: string) => `test/tools/${name}.e2e-spec.ts`;
+/** Where its spec is, from the root of the project. */
+export const specFileOf = ({ name, layout }: Pick<NewTool, 'name' | 'layout'>) =>
+  layout === 'checkout' ? `test/tools/${name}.e2e-spec.ts` : `test/${name}.e2e-spec.ts`;
+
+/** What the tool's file imports `defineTool` and the decorators from. */
+function toolImports(layout: ToolLayout): string {
+  return layout === 'checkout'
+    ? "import { ApiProperty } from '@nestjs/swagger';\nimport { defineTool, StringField } from '../index';"
+    : `import { ApiProperty, defineTool, StringField } from '${PACKAGE}';`;
+}
 
 const SYNC_HANDLER = `  async: 'never', // answered in the request; 'allowed' lets a client run it in the background
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -57,8 +77,7 @@ const ASYNC_HANDLER = `  async: 'allowed', // in the background when a client as
 /** The tool's one file: its DTOs and its definition with the handler (about 30 lines). */
 export function toolSource(tool: NewTool): string {
   const prefix = toolClassPrefix(tool.name);
-  return `${tool.async ? "import { setImmediate as nextTurn } from 'node:timers/promises';\n" : ''}import { ApiProperty } from '@nestjs/swagger';
-import { defineTool, StringField } from '../index';
+  return `${tool.async ? "import { setImmediate as nextTurn } from 'node:timers/promises';\n" : ''}${toolImports(tool.layout)}
 
 export class ${prefix}Input {
   @StringField({ description: 'The text to work on.', minLength: 1, maxLength: 10_000, example: 'To be or not to be' })
@@ -72,7 +91,7 @@ export class ${prefix}Result {
 
 /**
  * Written by \`cli tools new\`: a tool that counts words, to be made the tool it is named for (its
- * fields, its handler, its description), then its spec in test/tools/ told what it answers.
+ * fields, its handler, its description), then its e2e spec told what it answers.
  */
 export const ${moduleNameOf(tool.name)} = defineTool({
   name: '${tool.name}',
@@ -94,7 +113,7 @@ const BACKGROUND_TEST = `
     let view = started.body;
     while (view.status === 'queued' || view.status === 'running') {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      view = (await t.http().get(started.headers.location).set(bearer(key))).body;
+      view = (await t.http().get(started.headers.location).set(t.bearer(key))).body;
     }
     expect(view).toMatchObject({
       status: 'succeeded',
@@ -111,8 +130,13 @@ const BACKGROUND_TEST = `
 export function specSource(tool: NewTool): string {
   const { name } = tool;
   const moduleName = moduleNameOf(name);
-  return `import { bearer, startApp, TestApp } from '../support/app';
-import { ${moduleName} } from '../../src/tools/${name}/${name}.tool';
+  // In a checkout, the test app of the jest project's store and adapter (test/support/app.ts).
+  const [start, kit, from] =
+    tool.layout === 'checkout'
+      ? ['startApp', '../support/app', `../../src/tools/${name}/${name}.tool`]
+      : ['startTestApp', `${PACKAGE}/testing`, `../src/tools/${name}.tool`];
+  return `import { ${start}, type TestApp } from '${kit}';
+import { ${moduleName} } from '${from}';
 
 /**
  * The tool as \`cli tools new\` wrote it: it answers over REST, refuses a bad input, is listed by
@@ -124,7 +148,7 @@ describe('the ${name} tool (e2e)', () => {
   let key: string;
 
   beforeAll(async () => {
-    t = await startApp({ tools: [${moduleName}] });
+    t = await ${start}({ tools: [${moduleName}] });
   });
   afterAll(() => t.close());
 
@@ -151,7 +175,7 @@ describe('the ${name} tool (e2e)', () => {
   });
 
   it('is listed by discovery', async () => {
-    const res = await t.http().get('/api/v1/services').set(bearer(key));
+    const res = await t.http().get('/api/v1/services').set(t.bearer(key));
     expect(res.status).toBe(200);
     expect(res.body.tools).toContainEqual(
       expect.objectContaining({

@@ -1,12 +1,12 @@
 import { Command } from 'commander';
 import { wholeNumber } from './cli.options';
 import { line, out } from './cli.output';
-import { formatted, planNewTool, ToolUsageError, writeFiles } from './tool-generator';
-import { specFileOf } from './tool-templates';
+import { formatted, layoutOf, planNewTool, ToolUsageError, writeFiles } from './tool-generator';
+import { NewTool, specFileOf } from './tool-templates';
 
 const NEW_HELP = `
 Run at the root of a checkout (a developer's command: it needs the dev dependencies, for Prettier).
-It writes, formatted as \`npm run format\` would, and changes nothing else:
+It writes, formatted by the project's Prettier, and changes nothing else:
   src/tools/<name>/<name>.tool.ts   the tool in one file (defineTool): its input and output
                                     classes, its definition and its handler (it counts words: make
                                     it the tool it is named for)
@@ -15,6 +15,9 @@ It writes, formatted as \`npm run format\` would, and changes nothing else:
   src/tools.ts                      its module added to TOOL_MODULES: every surface serves it
 \`npm run lint\` and the new spec pass as written; run the spec with
   npx jest test/tools/<name>.e2e-spec.ts --selectProjects e2e
+In a project of your own that depends on the package (npx tool-invocation-service tools new <name>):
+  src/tools/<name>.tool.ts          the tool, importing defineTool from the package
+  test/<name>.e2e-spec.ts           its spec, on the package's test kit (tool-invocation-service/testing)
 Exit codes: 0 written, 1 failed (nothing written), 2 bad usage (nothing written).`;
 
 interface NewOptions {
@@ -50,9 +53,17 @@ export function addToolCommands(program: Command, existing: readonly string[]): 
     .addHelpText('after', NEW_HELP)
     .action(async (name: string, opts: NewOptions, command: Command) => {
       const root = process.cwd();
-      const tool = { name, async: Boolean(opts.async), cost: opts.cost, timeoutMs: opts.timeoutMs };
       let files;
+      let tool: NewTool;
       try {
+        const layout = layoutOf(root);
+        tool = {
+          name,
+          layout,
+          async: Boolean(opts.async),
+          cost: opts.cost,
+          timeoutMs: opts.timeoutMs,
+        };
         files = planNewTool(root, tool, existing);
       } catch (error) {
         if (!(error instanceof ToolUsageError)) throw error;
@@ -63,6 +74,11 @@ export function addToolCommands(program: Command, existing: readonly string[]): 
       for (const file of files) {
         out(file.created ? line`Created ${file.path}` : line`Updated ${file.path} (TOOL_MODULES)`);
       }
-      out(line`Next: npx jest ${specFileOf(name)} --selectProjects e2e`);
+      const spec = specFileOf(tool);
+      out(
+        tool.layout === 'checkout'
+          ? line`Next: npx jest ${spec} --selectProjects e2e`
+          : line`Next: npx jest ${spec}`,
+      );
     });
 }
