@@ -48,6 +48,8 @@ const ENTRY_POINTS = ['main.js', 'cli.js'];
 /** The console's sources, and what its build leaves in dist/ (console-ui/, served at /console). */
 const CONSOLE = 'console';
 const CONSOLE_OUTPUT = join('console-ui', 'index.html');
+/** What the console's build writes into its sources: the service's API as TypeScript types. */
+const CONSOLE_TYPES = join(CONSOLE, 'src', 'api', 'openapi.d.ts');
 
 /** Whether `build` under `root` includes the console: dist/, in a checkout that has one. */
 function hasConsole(root, build) {
@@ -116,6 +118,12 @@ function make(root, nest, build) {
   if (hasConsole(root, build)) {
     const consoleBuild = process.env.CONSOLE_BUILD || join(root, 'scripts', 'build-console.js');
     execFileSync(process.execPath, [consoleBuild], { cwd: root, stdio: ['ignore', 2, 2] });
+    // The console's types are the build's own output, written when the API changed (a new tool):
+    // dated to the build's start, so that they do not make the next start build again.
+    const types = join(root, CONSOLE_TYPES);
+    if (existsSync(types) && statSync(types).mtimeMs > started.getTime()) {
+      utimesSync(types, started, started);
+    }
   }
   const stamp = join(root, build.outDir, STAMP);
   writeFileSync(stamp, `${started.toISOString()}\n`);

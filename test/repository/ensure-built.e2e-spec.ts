@@ -56,6 +56,11 @@ fs.appendFileSync(process.env.CALLS, 'console\\n');
 if (process.env.FAIL_CONSOLE) { console.error('console/src/app.tsx: error TS2339'); process.exit(1); }
 fs.mkdirSync('dist/console-ui', { recursive: true });
 fs.writeFileSync('dist/console-ui/index.html', '');
+// The API changed (WRITE_TYPES=1): the console's types are written again, as the real build does.
+if (process.env.WRITE_TYPES) {
+  fs.mkdirSync('console/src/api', { recursive: true });
+  fs.writeFileSync('console/src/api/openapi.d.ts', '// ' + Date.now() + '\\n');
+}
 `;
 
 /** A checkout of its own, the script in its scripts/, with what dist/ is built from. */
@@ -182,6 +187,15 @@ describe('npm start and npm run cli build only when needed (scripts/ensure-built
     expect(failed.stderr).toContain('error TS2339');
     expect(existsSync(join(root, 'dist', '.build-stamp'))).toBe(false);
     expect(ensureBuilt(root)).toMatchObject({ status: 0, builds: 4 });
+  });
+
+  it("does not build again for the console's types the build itself wrote (a new tool)", () => {
+    expect(ensureBuilt(root, [], { WRITE_TYPES: '1' })).toMatchObject({ status: 0, builds: 1 });
+    expect(existsSync(join(root, 'console/src/api/openapi.d.ts'))).toBe(true);
+    expect(ensureBuilt(root)).toMatchObject({ status: 0, stderr: '', builds: 1 });
+    // Edited by hand, it is an input like any other file of the console.
+    touch(root, 'console/src/api/openapi.d.ts');
+    expect(ensureBuilt(root)).toMatchObject({ builds: 2 });
   });
 
   it('builds in any case with --force (npm run build)', () => {
