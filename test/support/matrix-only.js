@@ -1,6 +1,8 @@
 /**
  * Suites that start instances as processes of their own and stop them by kill -9 (leases, refunds,
- * the webhooks' outbox, the ledger), run the compiled CLI many times (webhooks, the ledger), stream
+ * the webhooks' outbox, the ledger), run the compiled CLI or server many times (webhooks, the
+ * ledger, keys, the first start, the configuration's start-up checks), stop and restart a Redis of
+ * their own (the single Redis's outages), stream
  * 100,000 entries, read the ledger's API through every filter and format, or run two instances
  * with MCP clients and webhooks (runs, the ledger's reconciliation): `npm run test:matrix` runs
  * them, on SQLite (e2e-spawned) and on Redis (e2e-fastify-redis), so that `npm test` stays under
@@ -9,10 +11,11 @@
  */
 module.exports = {
   MATRIX_ONLY:
-    '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart)|ledger/ledger-(api|cli|stream)|ledger/reconciliation(-kill)?|runs/runs-(instances|mcp|webhooks)|tools/tools-new)\\.e2e-spec\\.ts$',
+    '/(invocations/runtime-(lease|refunds)|webhooks/webhooks-(cli|restart)|ledger/ledger-(api|cli|stream)|ledger/reconciliation(-kill)?|runs/runs-(instances|mcp|webhooks)|tools/tools-new|cli/(keys-cli|cli-first-start)|configuration/config-startup|store/redis)\\.e2e-spec\\.ts$',
   /**
    * Of those, the ones no store, adapter or topology decides, run once (e2e-spawned): `tools new`'s
-   * (a type check and a Jest run in a copy of the checkout, on SQLite whatever the project).
+   * (a type check and a Jest run in a copy of the checkout, on SQLite whatever the project), and
+   * the single Redis's outages (a redis-server of their own).
    */
-  MATRIX_ONCE: '/tools/tools-new\\.e2e-spec\\.ts$',
+  MATRIX_ONCE: '/(tools/tools-new|store/redis)\\.e2e-spec\\.ts$',
 };
