@@ -6,6 +6,6 @@
 export { LogCapture, startTestApp, tempDataDir } from './test-app';
 export type { TestApp, TestAppOptions, TestKey, TestRun } from './test-app';
 export { connectMcp, MCP_ERAS } from './mcp-client';
-export type { McpEra, McpTestClient } from './mcp-client';
+export type { McpEra, McpStdioServer, McpTestClient } from './mcp-client';
 export { freePort, RedisServer } from './redis-server';
 export type { RedisServerOptions } from './redis-server';

@@ -24,8 +24,18 @@ export interface McpTestClient {
 }
 
 type Client2Module = typeof import('@modelcontextprotocol/client');
+type Stdio2Module = typeof import('@modelcontextprotocol/client/stdio');
 type Client1Module = typeof import('@modelcontextprotocol/sdk/client/index.js');
 type Http1Module = typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+type Stdio1Module = typeof import('@modelcontextprotocol/sdk/client/stdio.js');
+
+/** A server started as a process and spoken to over its stdin and stdout (`cli mcp`). */
+export interface McpStdioServer {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
 
 /** A peer dependency of the kit, loaded on use, or a message that says which to install. */
 function peer<T>(name: string, load: () => T): T {
@@ -37,26 +47,38 @@ function peer<T>(name: string, load: () => T): T {
   }
 }
 
-/** A client of `era` connected to `url` (the server's `/mcp`), with `key` as its bearer token. */
+/* eslint-disable @typescript-eslint/no-require-imports -- optional peers, loaded on use */
+const SDK = '@modelcontextprotocol/sdk';
+const CLIENT = '@modelcontextprotocol/client';
+
+/**
+ * A client of `era` connected to `target`: the server's `/mcp` URL (with `key` as its bearer
+ * token), or a server process over stdio (its key in its environment, `MCP_API_KEY`).
+ */
 export async function connectMcp(
-  url: URL | string,
+  target: URL | string | McpStdioServer,
   { key, era = 'modern' }: { key?: string; era?: McpEra } = {},
 ): Promise<McpTestClient> {
-  const endpoint = new URL(url);
+  const stdio = typeof target === 'object' && !(target instanceof URL) ? target : undefined;
   const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
   const requestInit = { headers };
   if (era === 'v1') {
-    /* eslint-disable @typescript-eslint/no-require-imports -- optional peers, loaded on use */
-    const { Client } = peer<Client1Module>(
-      '@modelcontextprotocol/sdk',
-      () => require('@modelcontextprotocol/sdk/client/index.js') as Client1Module,
-    );
-    const { StreamableHTTPClientTransport } = peer<Http1Module>(
-      '@modelcontextprotocol/sdk',
-      () => require('@modelcontextprotocol/sdk/client/streamableHttp.js') as Http1Module,
-    );
+    const { Client } = peer(SDK, () => require(`${SDK}/client/index.js`) as Client1Module);
     const client = new Client({ name: 'tis-testing-v1', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit }));
+    if (stdio) {
+      const { StdioClientTransport } = peer(
+        SDK,
+        () => require(`${SDK}/client/stdio.js`) as Stdio1Module,
+      );
+      await client.connect(new StdioClientTransport({ ...stdio, stderr: 'pipe' }));
+    } else {
+      const { StreamableHTTPClientTransport } = peer(
+        SDK,
+        () => require(`${SDK}/client/streamableHttp.js`) as Http1Module,
+      );
+      const url = new URL(target);
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+    }
     return {
       era,
       version: client.getServerVersion() ? '2025' : undefined,
@@ -65,16 +87,21 @@ export async function connectMcp(
       close: () => client.close(),
     };
   }
-  const { Client, StreamableHTTPClientTransport } = peer<Client2Module>(
-    '@modelcontextprotocol/client',
-    () => require('@modelcontextprotocol/client') as Client2Module,
+  const { Client, StreamableHTTPClientTransport } = peer(
+    CLIENT,
+    () => require(CLIENT) as Client2Module,
   );
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const client = new Client(
     { name: `tis-testing-${era}`, version: '1.0.0' },
     { versionNegotiation: { mode: era === 'modern' ? 'auto' : 'legacy' } },
   );
-  await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit }));
+  if (stdio) {
+    const { StdioClientTransport } = peer(CLIENT, () => require(`${CLIENT}/stdio`) as Stdio2Module);
+    await client.connect(new StdioClientTransport({ ...stdio, stderr: 'pipe' }));
+  } else {
+    const url = new URL(target);
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+  }
   return {
     era,
     version: client.getNegotiatedProtocolVersion(),
@@ -83,3 +110,4 @@ export async function connectMcp(
     close: () => client.close(),
   };
 }
+/* eslint-enable @typescript-eslint/no-require-imports */

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { runInThisContext } from 'node:vm';
 import * as ts from 'typescript';
 import { bearer, startApp, TestApp, listenOnLoopback } from '../support/app';
+import { builtApp } from '../support/built';
 import { blocksOf } from '../support/doc-blocks';
 import { typeCheck } from '../support/typescript';
 
@@ -66,7 +67,7 @@ describe('the typed client `npm run client` writes (e2e)', () => {
     baseUrl = `http://127.0.0.1:${port}`;
     const out = mkdtempSync(join(tmpdir(), 'tis-client-'));
     await run(process.execPath, [join(ROOT, 'scripts', 'client.js'), out], {
-      env: { ...process.env, BUILD_DIR: join(ROOT, 'dist-test') },
+      env: { ...process.env, BUILD_DIR: builtApp() },
     });
     written = new Map(
       readdirSync(out).map((name) => [name, readFileSync(join(out, name), 'utf8')]),

@@ -32,7 +32,12 @@ export function startProcessesWithFixtureTool(): void {
  * (test/fixture-tool/build.global-setup.ts).
  */
 export function builtEntry(entry: 'main' | 'cli'): string[] {
-  return [join(withFixtureTool ? join(FIXTURE_BUILD_DIR, 'src') : TEST_BUILD_DIR, `${entry}.js`)];
+  return [join(builtApp(), `${entry}.js`)];
+}
+
+/** The compiled app the suites run: dist-test/, or in the fixture-tool project dist-fixture/src/. */
+export function builtApp(): string {
+  return withFixtureTool ? join(FIXTURE_BUILD_DIR, 'src') : TEST_BUILD_DIR;
 }
 
 /** `node`'s arguments that run a TypeScript server of the tests' own (test/support/*-server.ts). */

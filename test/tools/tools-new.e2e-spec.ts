@@ -99,6 +99,13 @@ const MINUTES = 60_000;
  * passes Prettier, ESLint, the tiers and the type check, and its spec passes, as written.
  * Slow (a type check and a Jest run in the copy): `npm run test:matrix` runs it, once.
  */
+/** What `tools new <name>` changes in a checkout: two files more, and the tools' list. */
+const oneToolMore = (name: string) => ({
+  added: [`src/tools/${name}/${name}.tool.ts`, `test/tools/${name}.e2e-spec.ts`],
+  changed: ['src/tools.ts'],
+  removed: [],
+});
+
 describe('cli tools new (e2e)', () => {
   let root: string;
   let before: Map<string, string>;
@@ -133,11 +140,7 @@ describe('cli tools new (e2e)', () => {
         ].join('\n'),
       );
       const middle = filesOf(root);
-      expect(changes(before, middle)).toEqual({
-        added: ['src/tools/word_tally/word_tally.tool.ts', 'test/tools/word_tally.e2e-spec.ts'],
-        changed: ['src/tools.ts'],
-        removed: [],
-      });
+      expect(changes(before, middle)).toEqual(oneToolMore('word_tally'));
       const tool = middle.get('src/tools/word_tally/word_tally.tool.ts');
       expect(tool).toContain('export const WordTallyToolModule = defineTool({');
       expect(tool).toContain("name: 'word_tally',");
@@ -149,11 +152,7 @@ describe('cli tools new (e2e)', () => {
       const second = ['tools', 'new', 'slow_tally', '--async', '--timeout-ms', '120000'];
       expect((await runCli(second, {}, '', root)).code).toBe(0);
       const after = filesOf(root);
-      expect(changes(middle, after)).toEqual({
-        added: ['src/tools/slow_tally/slow_tally.tool.ts', 'test/tools/slow_tally.e2e-spec.ts'],
-        changed: ['src/tools.ts'],
-        removed: [],
-      });
+      expect(changes(middle, after)).toEqual(oneToolMore('slow_tally'));
       const slow = after.get('src/tools/slow_tally/slow_tally.tool.ts');
       expect(slow).toContain("async: 'allowed',");
       expect(slow).toContain('timeoutMs: 120_000,');

@@ -52,10 +52,16 @@ describe('OpenTelemetry traces (e2e)', () => {
     return { traceId, parentId, header: `00-${traceId}-${parentId}-01` };
   };
 
-  /** The variables that export to the test's receiver, at once (50 ms batches). */
+  /**
+   * The variables that export to the test's receiver, at once (50 ms batches), waiting as long as
+   * a loaded machine makes an export take: the SDK drops a batch whose export times out (10 s by
+   * default), and a test would then miss its spans.
+   */
   const toReceiver = () => ({
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_EXPORTER_OTLP_TIMEOUT: '120000',
+    OTEL_BSP_EXPORT_TIMEOUT: '120000',
   });
 
   /** A REST greet with `headers` (a `traceparent`, say), answered 200. */
