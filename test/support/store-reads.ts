@@ -104,7 +104,7 @@ export async function countedRedis(dataDir: string): Promise<CountedBackend> {
   );
   if (backend.kind !== 'redis') throw new Error('expected the Redis store');
   const { client } = backend.redis;
-  const info = (await client.client('INFO')) as string;
+  const info = await client.client('INFO');
   const address = /\baddr=(\S+)/.exec(info)?.[1];
   let marks = 0;
   return {
