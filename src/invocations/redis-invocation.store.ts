@@ -150,10 +150,12 @@ export class RedisInvocationStore extends InvocationStore {
     page: { status?: InvocationStatus; after?: InvocationPosition; limit: number },
   ): Promise<InvocationRecord[]> {
     const found: InvocationRecord[] = [];
+    // Unfiltered, a page reads its own records (a record gone reads on); a status skips some.
+    const batch = page.status ? LIST_BATCH : Math.min(LIST_BATCH, page.limit);
     let max = page.after ? `(${indexMember(page.after)}` : '+';
     for (;;) {
       const members = await redisCall(
-        this.client.zrevrangebylex(index, max, '-', 'LIMIT', 0, LIST_BATCH),
+        this.client.zrevrangebylex(index, max, '-', 'LIMIT', 0, batch),
       );
       const records = await Promise.all(members.map((m) => this.get(idOfIndexMember(m))));
       // An entry older than a minute without its record: the call expired (a younger one may be
@@ -166,7 +168,7 @@ export class RedisInvocationStore extends InvocationStore {
         found.push(record);
         if (found.length >= page.limit) return found;
       }
-      if (members.length < LIST_BATCH) return found;
+      if (members.length < batch) return found;
       max = `(${members[members.length - 1]}`;
     }
   }

@@ -165,7 +165,7 @@ export class SqliteInvocationStore extends InvocationStore {
     return this.page(callerId, page);
   }
 
-  /** The table holds a day of calls (each forgotten a day after it ends): a sort, no index. */
+  /** Every caller's calls, by `invocations_order`: a page seeks from its cursor. */
   listAll(page: {
     status?: InvocationStatus;
     after?: InvocationPosition;

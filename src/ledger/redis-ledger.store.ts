@@ -31,26 +31,33 @@ export class RedisLedgerStore extends LedgerStore {
    */
   async page(query: LedgerQuery, limit: number): Promise<LedgerEntry[]> {
     const found: LedgerEntry[] = [];
+    // The index gives the range (and the subject's set, the subject): without another filter a
+    // page reads its own entries (one gone reads on); a filter skips some.
+    const filtered = [query.externalId, query.runId, query.tool].some((f) => f !== undefined);
+    const chunk = filtered ? CHUNK : Math.min(CHUNK, limit);
     let after = query.after;
     for (;;) {
-      const members = await this.range(query, after);
+      const members = await this.range(query, after, chunk);
       const entries = await this.entriesOf(members, query.subjectId);
       for (const entry of entries) {
         if (entry && passes(entry, query)) found.push(entry);
         if (found.length === limit) return found;
       }
-      if (members.length < CHUNK) return found;
+      if (members.length < chunk) return found;
       after = members[members.length - 1].split(' ')[0];
     }
   }
 
-  /** Ids of the range after `after`: `<id>` of a subject's set, `<id> <subject>` of the index. */
-  private range(query: LedgerQuery, after: string | undefined): Promise<string[]> {
+  /**
+   * `count` ids of the range after `after`: `<id>` of a subject's set, `<id> <subject>` of the
+   * index.
+   */
+  private range(query: LedgerQuery, after: string | undefined, count: number): Promise<string[]> {
     const key = query.subjectId === undefined ? LedgerKeys.index : LedgerKeys.ids(query.subjectId);
     // A member of the index is `<id> <subject>`: after `<id>` means past every member it starts.
     const start = after === undefined ? `[${ledgerIdFrom(query.fromMs)}` : `(${after}~`;
     return redisCall(
-      this.redis.client.zrangebylex(key, start, `(${ledgerIdFrom(query.toMs)}`, 'LIMIT', 0, CHUNK),
+      this.redis.client.zrangebylex(key, start, `(${ledgerIdFrom(query.toMs)}`, 'LIMIT', 0, count),
     );
   }
 
