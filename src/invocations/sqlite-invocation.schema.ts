@@ -31,6 +31,6 @@ export const INVOCATION_MIGRATIONS = [
   // The ledger entry of its charge (JSON), which its refund gives back.
   `ALTER TABLE invocations ADD COLUMN charge_entry TEXT;`,
   // The operator's list of every caller's calls, newest first: a page seeks from its cursor
-  // (issue 46) instead of sorting the table.
+  // instead of sorting the table.
   `CREATE INDEX invocations_order ON invocations (created_at, id);`,
 ];
