@@ -545,8 +545,12 @@ function doctor(s: Setup) {
   const ms = performance.now() - t0;
   let failing: string[] = [];
   try {
-    const report = JSON.parse(run.stdout) as { checks: { name: string; status: string }[] };
-    failing = report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+    const report = JSON.parse(run.stdout) as {
+      checks: { name: string; status: string; message: string }[];
+    };
+    failing = report.checks
+      .filter((c) => c.status === 'fail')
+      .map((c) => `${c.name}: ${c.message.slice(0, 300)}`);
   } catch {
     failing = [`unreadable output (exit ${run.status}): ${run.stderr.slice(0, 200)}`];
   }
