@@ -108,12 +108,23 @@ const oneToolMore = (name: string) => ({
 
 describe('cli tools new (e2e)', () => {
   let root: string;
+  /** The checkout before, between and after the two commands; what the first printed. */
   let before: Map<string, string>;
+  let middle: Map<string, string>;
+  let after: Map<string, string>;
+  let first: Awaited<ReturnType<typeof runCli>>;
 
-  beforeAll(() => {
+  // The two commands run first, whatever the order of the tests (the run is randomized): each test
+  // reads what they wrote, and the type check's and Jest's own files come after the snapshots.
+  beforeAll(async () => {
     root = scratchCheckout();
     before = filesOf(root);
-  });
+    first = await runCli(['tools', 'new', 'word_tally', '--cost', '3'], {}, '', root);
+    middle = filesOf(root);
+    const second = ['tools', 'new', 'slow_tally', '--async', '--timeout-ms', '120000'];
+    expect((await runCli(second, {}, '', root)).code).toBe(0);
+    after = filesOf(root);
+  }, 2 * CLI_TIMEOUT_MS);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   const WRITTEN = [
@@ -124,53 +135,44 @@ describe('cli tools new (e2e)', () => {
     'src/tools.ts',
   ];
 
-  it(
-    'writes the tool, its spec and its line in src/tools.ts, and nothing else',
-    async () => {
-      const first = await runCli(['tools', 'new', 'word_tally', '--cost', '3'], {}, '', root);
-      expect(first.stderr).toBe('');
-      expect(first.code).toBe(0);
-      expect(first.stdout).toBe(
-        [
-          'Created src/tools/word_tally/word_tally.tool.ts',
-          'Created test/tools/word_tally.e2e-spec.ts',
-          'Updated src/tools.ts (TOOL_MODULES)',
-          'Next: npx jest test/tools/word_tally.e2e-spec.ts --selectProjects e2e',
-          '',
-        ].join('\n'),
-      );
-      const middle = filesOf(root);
-      expect(changes(before, middle)).toEqual(oneToolMore('word_tally'));
-      const tool = middle.get('src/tools/word_tally/word_tally.tool.ts');
-      expect(tool).toContain('export const WordTallyToolModule = defineTool({');
-      expect(tool).toContain("name: 'word_tally',");
-      expect(tool).toContain('cost: 3,');
-      expect(tool).toContain('timeoutMs: 30_000,');
-      expect(tool).toContain("async: 'never',");
-      expect(middle.get('test/tools/word_tally.e2e-spec.ts')).toContain('const COST = 3;');
+  it('writes the tool, its spec and its line in src/tools.ts, and nothing else', () => {
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(
+      [
+        'Created src/tools/word_tally/word_tally.tool.ts',
+        'Created test/tools/word_tally.e2e-spec.ts',
+        'Updated src/tools.ts (TOOL_MODULES)',
+        'Next: npx jest test/tools/word_tally.e2e-spec.ts --selectProjects e2e',
+        '',
+      ].join('\n'),
+    );
+    expect(changes(before, middle)).toEqual(oneToolMore('word_tally'));
+    const tool = middle.get('src/tools/word_tally/word_tally.tool.ts');
+    expect(tool).toContain('export const WordTallyToolModule = defineTool({');
+    expect(tool).toContain("name: 'word_tally',");
+    expect(tool).toContain('cost: 3,');
+    expect(tool).toContain('timeoutMs: 30_000,');
+    expect(tool).toContain("async: 'never',");
+    expect(middle.get('test/tools/word_tally.e2e-spec.ts')).toContain('const COST = 3;');
 
-      const second = ['tools', 'new', 'slow_tally', '--async', '--timeout-ms', '120000'];
-      expect((await runCli(second, {}, '', root)).code).toBe(0);
-      const after = filesOf(root);
-      expect(changes(middle, after)).toEqual(oneToolMore('slow_tally'));
-      const slow = after.get('src/tools/slow_tally/slow_tally.tool.ts');
-      expect(slow).toContain("async: 'allowed',");
-      expect(slow).toContain('timeoutMs: 120_000,');
-      expect(slow).toContain('await nextTurn(undefined, { signal });');
+    expect(changes(middle, after)).toEqual(oneToolMore('slow_tally'));
+    const slow = after.get('src/tools/slow_tally/slow_tally.tool.ts');
+    expect(slow).toContain("async: 'allowed',");
+    expect(slow).toContain('timeoutMs: 120_000,');
+    expect(slow).toContain('await nextTurn(undefined, { signal });');
 
-      // src/tools.ts: the two imports and the two entries more, its other text as it was.
-      const was = toolList(before.get('src/tools.ts') as string);
-      const is = toolList(after.get('src/tools.ts') as string);
-      expect(is.entries).toEqual([...was.entries, 'WordTallyToolModule', 'SlowTallyToolModule']);
-      expect(is.imports).toEqual([
-        ...was.imports,
-        "import { WordTallyToolModule } from './tools/word_tally/word_tally.tool';",
-        "import { SlowTallyToolModule } from './tools/slow_tally/slow_tally.tool';",
-      ]);
-      expect(is.rest.replace(/\n+/g, '\n')).toBe(was.rest.replace(/\n+/g, '\n'));
-    },
-    CLI_TIMEOUT_MS,
-  );
+    // src/tools.ts: the two imports and the two entries more, its other text as it was.
+    const was = toolList(before.get('src/tools.ts') as string);
+    const is = toolList(after.get('src/tools.ts') as string);
+    expect(is.entries).toEqual([...was.entries, 'WordTallyToolModule', 'SlowTallyToolModule']);
+    expect(is.imports).toEqual([
+      ...was.imports,
+      "import { WordTallyToolModule } from './tools/word_tally/word_tally.tool';",
+      "import { SlowTallyToolModule } from './tools/slow_tally/slow_tally.tool';",
+    ]);
+    expect(is.rest.replace(/\n+/g, '\n')).toBe(was.rest.replace(/\n+/g, '\n'));
+  });
 
   it(
     'writes what Prettier, ESLint and the tiers of src/ pass',
@@ -278,11 +280,13 @@ describe('cli tools new refusing (e2e)', () => {
   );
 
   it(
-    'refuses to run but at the root of a checkout: exit 2, nothing written',
+    'refuses to run but at the root of a checkout or of a project on the package: exit 2',
     async () => {
       const elsewhere = mkdtempSync(join(tmpdir(), 'tis-tools-new-'));
       const result = await runCli(['tools', 'new', 'word_tally'], {}, '', elsewhere);
-      expect(result.stderr).toMatch(/^error: no src\/tools\.ts in .*: run `tools new` at the root/);
+      expect(result.stderr).toMatch(
+        /^error: no src\/tools\.ts and no dependency on tool-invocation-service in .*: run `tools new` at the root of a checkout/,
+      );
       expect(result.code).toBe(2);
       expect(readdirSync(elsewhere)).toEqual([]);
     },
