@@ -36,7 +36,6 @@ import {
   storeOf,
   type StoreBackend,
 } from '../src/kernel/store/store.module';
-import { newLedgerId, type LedgerEntry } from '../src/ledger';
 import { LEDGER_STORE } from '../src/ledger/ledger.stores';
 import { LedgerUpkeep } from '../src/ledger/ledger.upkeep';
 import { USAGE_STORE } from '../src/limits/limits.stores';
@@ -46,6 +45,7 @@ import { PrincipalUpkeep } from '../src/oauth/principals.upkeep';
 import { displayPrefix, hashApiKey } from '../src/subjects/api-key';
 import { KEY_STORE, PRINCIPAL_STORE } from '../src/subjects/subjects.stores';
 import { RedisServer } from '../src/testing/redis-server';
+import { greetCharge } from './greet-charge';
 import {
   autocannon,
   CannonResult,
@@ -165,30 +165,7 @@ function usageCharge(u: number, d: number): { keyId: string; charge: QuotaCharge
 function ledgerCharge(i: number): { keyId: string; charge: QuotaCharge } {
   const at = T_LEDGER + Math.floor((i * 100 * DAY) / COUNTS.ledger);
   const subject = keyId(i % LEDGER_KEYS);
-  const entry: LedgerEntry = {
-    id: newLedgerId(at),
-    at: new Date(at).toISOString(),
-    subject: { kind: 'key', id: subject, external_id: 'cus_NffrFeUfNV2Hib' },
-    run_id: null,
-    tool: 'greet',
-    credits: 1,
-    kind: 'charge',
-    transport: i % 3 ? 'rest' : 'mcp',
-    request_id: `5b0c1a52-62b8-4b8e-9d4f-${String(i).padStart(12, '0')}`,
-    idempotency_key: null,
-    invocation_id: null,
-  };
-  const day = entry.at.slice(0, 10);
-  const charge: QuotaCharge = {
-    day,
-    month: day.slice(0, 7),
-    dailyLimit: null,
-    monthlyLimit: null,
-    cost: 1,
-    tool: 'greet',
-    entry,
-  };
-  return { keyId: subject, charge };
+  return { keyId: subject, charge: greetCharge(i, at, subject) };
 }
 
 // ---- the environment of the server and the CLI ----

@@ -14,8 +14,8 @@ import { loadSettings } from '../src/kernel/settings/settings';
 import { makeStore, openBackend, storeOf } from '../src/kernel/store/store.module';
 import { USAGE_STORE } from '../src/limits/limits.stores';
 import type { QuotaCharge } from '../src/limits/usage.store';
-import { newLedgerId, type LedgerEntry } from '../src/ledger';
 import { parseInfo } from '../src/kernel/store/redis/redis.connection';
+import { greetCharge } from './greet-charge';
 import { removeDir, startRedis, tempDir } from './lib';
 
 const ENTRIES = Number(process.env.ENTRIES ?? 100_000);
@@ -23,39 +23,12 @@ const BATCH = 200;
 const KEY = 'key_0123456789abcdef';
 const RUN = { id: 'run_0193f5a2c4e1c0ffee0123456789abcd', budget: 1_000_000_000 };
 
-function charge(i: number, at: number): QuotaCharge {
-  const entry: LedgerEntry = {
-    id: newLedgerId(at),
-    at: new Date(at).toISOString(),
-    subject: { kind: 'key', id: KEY, external_id: 'cus_NffrFeUfNV2Hib' },
-    run_id: RUN.id,
-    tool: 'greet',
-    credits: 1,
-    kind: 'charge',
-    transport: i % 2 ? 'rest' : 'mcp',
-    request_id: `5b0c1a52-62b8-4b8e-9d4f-${String(i).padStart(12, '0')}`,
-    idempotency_key: null,
-    invocation_id: null,
-  };
-  const day = entry.at.slice(0, 10);
-  return {
-    day,
-    month: day.slice(0, 7),
-    dailyLimit: null,
-    monthlyLimit: null,
-    cost: 1,
-    tool: 'greet',
-    run: RUN,
-    entry,
-  };
-}
-
 /** Writes the entries, a batch at a time (what one round of the event loop counts together). */
 async function fill(consume: (charge: QuotaCharge) => Promise<unknown>): Promise<void> {
   const start = Date.now();
   for (let i = 0; i < ENTRIES; i += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, ENTRIES - i) }, (_, j) =>
-      consume(charge(i + j, start + i + j)),
+      consume(greetCharge(i + j, start + i + j, KEY, RUN)),
     );
     await Promise.all(batch);
   }
