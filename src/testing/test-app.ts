@@ -228,8 +228,12 @@ function testApp(
     },
     async close() {
       await Promise.allSettled(clients.map((client) => client.close()));
-      await app.close();
-      await parts.redis?.destroy();
+      try {
+        await app.close();
+      } finally {
+        // The Redis the kit started goes with the app, even when the app's close failed.
+        await parts.redis?.destroy();
+      }
     },
   };
 }
