@@ -4,6 +4,7 @@ import type { RedisDatabase, RedisScript } from '../kernel/store/redis/redis.dat
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import {
   AttemptOutcome,
+  DisabledReason,
   EndpointChanges,
   WebhookDelivery,
   WebhookEndpoint,
@@ -34,17 +35,18 @@ const WEBHOOK_SCRIPTS = {
       return 1`,
   },
   /**
-   * KEYS: an endpoint or a delivery, the due set. ARGV: its id, the status it must have ('' for any),
-   * when due (ms; '-' for never; '' leaves it), fields to set. The record after, or {}.
+   * KEYS: an endpoint or a delivery, the due set. ARGV: its id, a field and the value it must have
+   * ('' for no condition), when due (ms; '-' for never; '' leaves it), fields to set. The record
+   * after, or {} when there is none or the condition does not hold.
    */
   tisChangeWebhookRecord: {
     numberOfKeys: 2,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
-      if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'status') ~= ARGV[2] then return {} end
-      if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
-      if ARGV[3] == '-' then redis.call('ZREM', KEYS[2], ARGV[1])
-      elseif ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
+      if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], ARGV[2]) ~= ARGV[3] then return {} end
+      if #ARGV > 4 then redis.call('HSET', KEYS[1], unpack(ARGV, 5)) end
+      if ARGV[4] == '-' then redis.call('ZREM', KEYS[2], ARGV[1])
+      elseif ARGV[4] ~= '' then redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
       return redis.call('HGETALL', KEYS[1])`,
   },
   /**
@@ -204,9 +206,33 @@ export class RedisWebhookStore extends WebhookStore {
 
   async updateEndpoint(id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined> {
     const after = await this.redis.durable<string[]>((p) =>
-      p.tisChangeWebhookRecord(RedisKeys.webhookEndpoint(id), DUE, id, '', '', ...encode(changes)),
+      p.tisChangeWebhookRecord(
+        RedisKeys.webhookEndpoint(id),
+        DUE,
+        id,
+        '',
+        '',
+        '',
+        ...encode(changes),
+      ),
     );
     return decode(after);
+  }
+
+  async disableEndpoint(id: string, reason: DisabledReason, at: string): Promise<boolean> {
+    const changes = encode({ enabled: false, disabled_reason: reason, updated_at: at });
+    const after = await this.redis.durable<string[]>((p) =>
+      p.tisChangeWebhookRecord(
+        RedisKeys.webhookEndpoint(id),
+        DUE,
+        id,
+        'enabled',
+        'true',
+        '',
+        ...changes,
+      ),
+    );
+    return after.length > 0;
   }
 
   async deleteEndpoint(id: string): Promise<boolean> {
@@ -240,7 +266,15 @@ export class RedisWebhookStore extends WebhookStore {
     const fields = { attempt, status, response_status, error, last_attempt_at, next_attempt_at };
     const key = RedisKeys.webhookDelivery(id);
     await redisCall(
-      this.client.tisChangeWebhookRecord(key, DUE, id, '', dueScore(outcome), ...encode(fields)),
+      this.client.tisChangeWebhookRecord(
+        key,
+        DUE,
+        id,
+        '',
+        '',
+        dueScore(outcome),
+        ...encode(fields),
+      ),
     );
   }
 
@@ -263,7 +297,7 @@ export class RedisWebhookStore extends WebhookStore {
     const key = RedisKeys.webhookDelivery(id);
     const changes = encode({ status: 'pending', next_attempt_at: now });
     const after = await this.redis.durable<string[]>((p) =>
-      p.tisChangeWebhookRecord(key, DUE, id, '"failed"', ms(now), ...changes),
+      p.tisChangeWebhookRecord(key, DUE, id, 'status', '"failed"', ms(now), ...changes),
     );
     return decode<WebhookDelivery>(after);
   }

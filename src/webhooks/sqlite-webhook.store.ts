@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
 import {
   AttemptOutcome,
+  DisabledReason,
   EndpointChanges,
   WebhookDelivery,
   WebhookEndpoint,
@@ -102,6 +103,10 @@ export class SqliteWebhookStore extends WebhookStore {
       ),
       endpoint: db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?'),
       endpoints: db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id'),
+      disable: db.prepare(
+        `UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ?
+         WHERE id = ? AND enabled = 1`,
+      ),
       deleteEndpoint: db.prepare('DELETE FROM webhook_endpoints WHERE id = ?'),
       deleteDeliveriesOf: db.prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ?'),
       insertDelivery: db.prepare(
@@ -183,6 +188,10 @@ export class SqliteWebhookStore extends WebhookStore {
         return after && toEndpoint(after);
       })(),
     );
+  }
+
+  disableEndpoint(id: string, reason: DisabledReason, at: string): Promise<boolean> {
+    return this.sqlite.run(() => this.statements.disable.run(reason, at, id).changes > 0);
   }
 
   deleteEndpoint(id: string): Promise<boolean> {

@@ -207,13 +207,11 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     reason: Exclude<DisabledReason, 'operator'>,
   ): Promise<void> {
     if (!endpoint.enabled) return;
-    // The round's other attempts to it see it disabled: one audit entry, one log line.
+    // The round's other attempts to it see it disabled; an attempt of another round, or of another
+    // instance, finds it disabled in the store: one audit entry, one log line.
     endpoint.enabled = false;
-    await this.store.updateEndpoint(endpoint.id, {
-      enabled: false,
-      disabled_reason: reason,
-      updated_at: this.clock.now().toISOString(),
-    });
+    const at = this.clock.now().toISOString();
+    if (!(await this.store.disableEndpoint(endpoint.id, reason, at))) return;
     await this.audit.record(SYSTEM_ACTOR, 'webhook.disabled', endpoint.id, { reason });
     this.logger.warn(`Webhook endpoint ${endpoint.id} disabled: ${reason}`);
   }

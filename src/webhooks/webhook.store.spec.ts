@@ -78,6 +78,30 @@ onBothBackends('webhook endpoints and their outbox', WEBHOOK_STORE, (current) =>
     expect(await store.pendingCount()).toBe(0);
   });
 
+  it('disables an enabled endpoint once: of two disabling it at once, one finds it disabled', async () => {
+    const { store, another } = current();
+    await store.createEndpoint(endpoint('wh_a', T0), 2);
+    const other = await another();
+    const both = await Promise.all([
+      store.disableEndpoint('wh_a', 'gone', T1),
+      other.disableEndpoint('wh_a', 'gone', T2),
+    ]);
+    expect(both.filter(Boolean)).toHaveLength(1);
+    const after = await store.getEndpoint('wh_a');
+    expect(after).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+    expect(await store.disableEndpoint('wh_a', 'failing', LATER)).toBe(false);
+    expect(await store.getEndpoint('wh_a')).toEqual(after);
+    expect(await store.disableEndpoint('wh_none', 'gone', T1)).toBe(false);
+
+    await store.updateEndpoint('wh_a', { enabled: true, disabled_reason: null });
+    expect(await store.disableEndpoint('wh_a', 'failing', LATER)).toBe(true);
+    expect(await store.getEndpoint('wh_a')).toMatchObject({
+      enabled: false,
+      disabled_reason: 'failing',
+      updated_at: LATER,
+    });
+  });
+
   it('claims a due delivery for one instance until its lease ends or its attempt is recorded', async () => {
     const { store, another } = current();
     const other = await another();

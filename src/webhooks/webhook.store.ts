@@ -86,6 +86,12 @@ export abstract class WebhookStore {
     id: string,
     changes: EndpointChanges,
   ): Promise<WebhookEndpoint | undefined>;
+  /**
+   * Disables the endpoint if it is enabled (its receiver's 410, or days failing): true when this
+   * call disabled it, false when it was disabled already or there is none. Of several instances
+   * disabling it at once, one finds it enabled.
+   */
+  abstract disableEndpoint(id: string, reason: DisabledReason, at: string): Promise<boolean>;
   /** Removes the endpoint and its deliveries; false when there was none. */
   abstract deleteEndpoint(id: string): Promise<boolean>;
 
