@@ -5,6 +5,8 @@ import { LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
 
 /** Ids read at once from an index. */
 const CHUNK = 500;
+/** Entries a purge deletes in one pipelined round (its replies are read between rounds). */
+const PURGE_BATCH = 100;
 
 /** Whether an entry passes a query's filters (the index gives the range by time). */
 function passes(entry: LedgerEntry, query: LedgerQuery): boolean {
@@ -98,18 +100,21 @@ export class RedisLedgerStore extends LedgerStore {
     const members = await redisCall(
       client.zrangebylex(LedgerKeys.index, '-', `(${ledgerIdFrom(beforeMs)}`, 'LIMIT', 0, limit),
     );
-    if (!members.length) return 0;
-    // Auto-pipelined: each subject's hash and set (their slots), then the index.
-    await Promise.all(
-      members.map((member) => {
-        const [id, subject] = member.split(' ');
-        return Promise.all([
-          redisCall(client.hdel(LedgerKeys.entries(subject), id)),
-          redisCall(client.zrem(LedgerKeys.ids(subject), id)),
-        ]);
-      }),
-    );
-    await redisCall(client.zrem(LedgerKeys.index, ...members));
+    // Auto-pipelined: each subject's hash and set (their slots), then the index; PURGE_BATCH
+    // entries at a time, so that no reply of hundreds of commands holds the event loop at once.
+    for (let at = 0; at < members.length; at += PURGE_BATCH) {
+      const batch = members.slice(at, at + PURGE_BATCH);
+      await Promise.all(
+        batch.map((member) => {
+          const [id, subject] = member.split(' ');
+          return Promise.all([
+            redisCall(client.hdel(LedgerKeys.entries(subject), id)),
+            redisCall(client.zrem(LedgerKeys.ids(subject), id)),
+          ]);
+        }),
+      );
+      await redisCall(client.zrem(LedgerKeys.index, ...batch));
+    }
     return members.length;
   }
 

@@ -2,17 +2,10 @@ import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
 import { INSERT_LEDGER_ENTRY, LEDGER_MIGRATIONS, ledgerValues } from '../ledger';
 import { usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
+import { SqliteUsageRetention } from './sqlite-usage.retention';
 import { type Tally, type ToolCount, USAGE_MIGRATIONS } from './sqlite-usage.schema';
 import { decide } from './quota-decision';
-import {
-  dayBefore,
-  DayUsage,
-  QuotaCharge,
-  QuotaResult,
-  Refund,
-  USAGE_KEEP_DAYS,
-  UsageStore,
-} from './usage.store';
+import { DayUsage, QuotaCharge, QuotaResult, Refund, UsageStore } from './usage.store';
 
 /** A quota count waiting for the next group commit (see `consumeQuota`). */
 interface PendingCount {
@@ -31,8 +24,7 @@ export class SqliteUsageStore extends UsageStore {
   private readonly history: UsageHistoryWrites;
   /** Counts asked for since the last group commit (see `consumeQuota`). */
   private pendingCounts: PendingCount[] = [];
-  /** The day whose counters were last pruned: pruning runs once per new UTC day seen. */
-  private prunedOn = '';
+  private readonly retention: SqliteUsageRetention;
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
@@ -92,24 +84,17 @@ export class SqliteUsageStore extends UsageStore {
       monthUsage: counters
         .prepare('SELECT credits FROM usage_months WHERE key_id = ? AND month = ?')
         .pluck(),
-      pruneUsage: counters.prepare('DELETE FROM usage_counters WHERE day < ?'),
-      pruneTools: counters.prepare('DELETE FROM usage_by_tool WHERE day < ?'),
-      pruneMonths: counters.prepare('DELETE FROM usage_months WHERE month < ?'),
     };
     this.history = usageHistoryWrites(counters);
-    this.pruneOldUsage(new Date().toISOString().slice(0, 10));
+    this.retention = new SqliteUsageRetention(sqlite);
+    this.retention.prune(new Date().toISOString().slice(0, 10));
     // Counts already asked for are written, not dropped, when the store closes: they are in the
     // group commit, which the store commits before it closes.
   }
 
-  /** Counters past the usage history's 90 days (and months before it) are of no use to anyone. */
-  private pruneOldUsage(today: string): void {
-    if (today <= this.prunedOn) return;
-    this.prunedOn = today;
-    const oldest = dayBefore(today, USAGE_KEEP_DAYS - 1);
-    this.stmt.pruneUsage.run(oldest);
-    this.stmt.pruneTools.run(oldest);
-    this.stmt.pruneMonths.run(today.slice(0, 7));
+  /** Resolves once the prune of past usage under way, if any, has ended (SqliteUsageRetention). */
+  pruned(): Promise<void> {
+    return this.retention.pruned();
   }
 
   /**
@@ -160,7 +145,7 @@ export class SqliteUsageStore extends UsageStore {
     const tools = new Map<string, ToolCount>();
     const runs = new Map<string, Tally>();
     const results = batch.map(({ keyId, charge }) => {
-      this.pruneOldUsage(charge.day);
+      this.retention.prune(charge.day);
       const day = this.tally(days, this.stmt.usage, keyId, charge.day);
       const month = this.tally(months, this.stmt.monthUsage, keyId, charge.month);
       const run = charge.run && this.runTally(runs, charge.run.id);

@@ -20,6 +20,20 @@ const KEY_EVENT_FIELDS = [
   'external_id',
 ] as const;
 
+export /** What a new key was granted, for the audit trail: its settings, never its secret or prefix. */
+function granted(record: ApiKeyRecord): Record<string, unknown> {
+  return {
+    name: record.name,
+    scopes: record.scopes,
+    plan: record.plan,
+    daily_limit: record.daily_limit,
+    monthly_limit: record.monthly_limit,
+    rate_limit: record.rate_limit,
+    expires_at: record.expires_at,
+    external_id: record.external_id,
+  };
+}
+
 /** A key event's data: the key's view (never its secret) and who acted. */
 export function keyEventData(
   record: ApiKeyRecord,

@@ -33,6 +33,30 @@ onBothBackends('API keys', KEY_STORE, (current) => {
     expect(rest.map((k) => k.name)).toEqual(['key-3']);
   });
 
+  it('records a touch, read back at once by hash and by id, without dropping the copies of other keys', async () => {
+    const { store, another } = current();
+    for (const i of [1, 2]) await store.insertKey(key(i));
+    const other = await another();
+    const before = await store.findKeyByHash('hash-1');
+    expect(await store.findKeyByHash('hash-2')).toMatchObject({ last_used_at: null });
+    expect(await store.findKeyById(key(2).id)).toMatchObject({ last_used_at: null });
+
+    await store.touchKey(key(2).id, '2026-11-27T09:00:00.000Z');
+    for (const reader of [store, other]) {
+      expect(await reader.findKeyByHash('hash-2')).toMatchObject({
+        id: key(2).id,
+        last_used_at: '2026-11-27T09:00:00.000Z',
+      });
+      expect(await reader.findKeyById(key(2).id)).toMatchObject({
+        last_used_at: '2026-11-27T09:00:00.000Z',
+      });
+    }
+    // A touch is not a change of a key's settings: the copy kept of another key stays in use.
+    expect(await store.findKeyByHash('hash-1')).toBe(before);
+    await store.touchKey('key_0000000000000099', '2026-11-27T09:00:00.000Z');
+    expect(await store.findKeyById('key_0000000000000099')).toBeUndefined();
+  });
+
   it('inserts one first key when two connections race on an empty store', async () => {
     const { store, another } = current();
     const other = await another();

@@ -12,7 +12,7 @@ import {
   hashesEqual,
 } from './api-key';
 import { keyStatus, previousKeyExpiry } from './api-key.view';
-import { KeyChangeLog } from './key-events';
+import { granted, KeyChangeLog } from './key-events';
 import {
   checkExternalId,
   checkKeyName,
@@ -37,20 +37,8 @@ function opens(record: ApiKeyRecord, hash: string, now: Date): boolean {
 
 /** Last-used times are written at most this often per key, so a busy key costs no write per call. */
 const TOUCH_INTERVAL_MS = 60_000;
-
-/** What a new key was granted, for the audit trail: its settings, never its secret or prefix. */
-function granted(record: ApiKeyRecord): Record<string, unknown> {
-  return {
-    name: record.name,
-    scopes: record.scopes,
-    plan: record.plan,
-    daily_limit: record.daily_limit,
-    monthly_limit: record.monthly_limit,
-    rate_limit: record.rate_limit,
-    expires_at: record.expires_at,
-    external_id: record.external_id,
-  };
-}
+/** Keys whose last touch is remembered before the memory starts over (a key then touches again). */
+const MAX_TOUCHED_KEYS = 10_000;
 
 @Injectable()
 export class KeysService {
@@ -269,6 +257,7 @@ export class KeysService {
   private async touch(id: string, now: Date): Promise<void> {
     const last = this.lastTouched.get(id) ?? 0;
     if (now.getTime() - last < TOUCH_INTERVAL_MS) return;
+    if (this.lastTouched.size >= MAX_TOUCHED_KEYS) this.lastTouched.clear();
     this.lastTouched.set(id, now.getTime());
     await this.store.touchKey(id, now.toISOString());
   }

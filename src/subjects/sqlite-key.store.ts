@@ -86,7 +86,9 @@ export class SqliteKeyStore extends KeyStore {
            previous_key_expires_at = @previous_key_expires_at WHERE id = @id`,
       ),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
-      touch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+      // On the counters' connection, in their group commit: a key's first call in a minute costs
+      // no sync of its own, and leaves the copies kept of every key valid (see `touchKey`).
+      touch: sqlite.counters.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
     };
   }
 
@@ -143,10 +145,21 @@ export class SqliteKeyStore extends KeyStore {
     if (!row) return undefined;
     const record = toRecord(row);
     Object.freeze(record.scopes);
-    Object.freeze(record);
-    // Only keys found are kept, so unknown tokens cannot grow it: one entry per live secret.
-    if (kept.size >= MAX_CACHED_KEYS) kept.clear();
-    kept.set(at, record);
+    return this.keep(Object.freeze(record));
+  }
+
+  /**
+   * Keeps a record by id and by its secrets' hashes. Only keys found are kept, so unknown tokens
+   * cannot grow it: one entry per live key and secret.
+   */
+  private keep(record: ApiKeyRecord): ApiKeyRecord {
+    if (this.keysById.size >= MAX_CACHED_KEYS) {
+      this.keysById.clear();
+      this.keysByHash.clear();
+    }
+    this.keysById.set(record.id, record);
+    this.keysByHash.set(record.hash, record);
+    if (record.previous_hash) this.keysByHash.set(record.previous_hash, record);
     return record;
   }
 
@@ -193,9 +206,13 @@ export class SqliteKeyStore extends KeyStore {
     });
   }
 
-  touchKey(id: string, at: string): Promise<void> {
-    return this.sqlite.run(() => {
-      this.stmt.touch.run(at, id);
-    });
+  /**
+   * Written in the counters' next group commit, which does not change their `data_version`: the
+   * copy kept of this key is replaced by one with the new time, those of the others stay.
+   */
+  async touchKey(id: string, at: string): Promise<void> {
+    await this.sqlite.groupCommit(() => this.stmt.touch.run(at, id));
+    const known = this.keysById.get(id);
+    if (known) this.keep(Object.freeze({ ...known, last_used_at: at }));
   }
 }

@@ -40,6 +40,25 @@ describe('key lifecycle: show, patch, enable/disable, rotate (e2e)', () => {
       expect(res.body).not.toHaveProperty('hash');
     });
 
+    it('shows when the key was last used: at its first call, then at most once a minute', async () => {
+      const { id, key } = await t.createKeyWithId({ scope_template: 'standard' });
+      const lastUsed = async () =>
+        (await t.http().get(`${KEYS}/${id}`).set(admin())).body.last_used_at as string | null;
+      expect(await lastUsed()).toBeNull();
+      const start = clock.now();
+      const first = start.toISOString();
+      expect((await greet(key)).status).toBe(200);
+      expect(await lastUsed()).toBe(first);
+      clock.set(new Date(clock.now().getTime() + 30_000));
+      expect((await greet(key)).status).toBe(200);
+      expect(await lastUsed()).toBe(first);
+      clock.set(new Date(clock.now().getTime() + 31_000));
+      const later = clock.now().toISOString();
+      expect((await greet(key)).status).toBe(200);
+      expect(await lastUsed()).toBe(later);
+      clock.set(start);
+    });
+
     it('answers an unknown id 404 and a caller without admin:read 403', async () => {
       const res = await t.http().get(`${KEYS}/key_0000000000000000`).set(admin());
       expect(res.status).toBe(404);
