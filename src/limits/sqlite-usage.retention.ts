@@ -2,34 +2,48 @@ import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
 import { dayBefore, USAGE_KEEP_DAYS } from './usage.store';
 
-/** Rows of past usage the prune deletes in one group commit. */
-const PRUNE_SLICE = 1_000;
+/** Keys whose past usage the prune deletes in one group commit. */
+const KEYS_A_SLICE = 100;
+
+/** One table of counters: the next keys after a cursor, and the delete of their past rows. */
+interface Slicer {
+  keys: Database.Statement;
+  delete: Database.Statement;
+  period: 'day' | 'month';
+}
 
 /**
  * Counters past the usage history's 90 days (and months before this one) are of no use to anyone:
  * once a new UTC day is seen (at start-up, at the first count after midnight), they are deleted
- * `PRUNE_SLICE` rows a group commit, each slice a seek on the period's index, so that the counts
- * of each round wait for one slice at most, never for the whole prune.
+ * `KEYS_A_SLICE` keys a group commit, walking each table's primary key (key, then period), so that
+ * the counts of each round wait for one slice at most, never for the whole prune. No index on the
+ * period: it would take as many bytes again as the counters, and a page more to write for each
+ * key's first call of a day.
  */
 export class SqliteUsageRetention {
-  private readonly slices: { statement: Database.Statement; period: 'day' | 'month' }[];
+  private readonly slicers: Slicer[];
   /** The day whose counters were last pruned: pruning runs once per new UTC day seen. */
   private prunedOn = '';
   /** The prune under way, or the last one, ended. */
   private pruning: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly sqlite: SqliteDatabase) {
-    const slice = (table: string, key: string, period: 'day' | 'month') => ({
-      statement: sqlite.counters.prepare(
-        `DELETE FROM ${table} WHERE (${key}) IN
-           (SELECT ${key} FROM ${table} WHERE ${period} < ? LIMIT ${PRUNE_SLICE})`,
+    const slicer = (table: string, period: 'day' | 'month'): Slicer => ({
+      keys: sqlite.counters
+        .prepare(
+          `SELECT DISTINCT key_id FROM ${table} WHERE key_id > ? ORDER BY key_id
+           LIMIT ${KEYS_A_SLICE}`,
+        )
+        .pluck(),
+      delete: sqlite.counters.prepare(
+        `DELETE FROM ${table} WHERE key_id >= ? AND key_id <= ? AND ${period} < ?`,
       ),
       period,
     });
-    this.slices = [
-      slice('usage_counters', 'key_id, day', 'day'),
-      slice('usage_by_tool', 'key_id, day, tool', 'day'),
-      slice('usage_months', 'key_id, month', 'month'),
+    this.slicers = [
+      slicer('usage_counters', 'day'),
+      slicer('usage_by_tool', 'day'),
+      slicer('usage_months', 'month'),
     ];
   }
 
@@ -40,13 +54,28 @@ export class SqliteUsageRetention {
     const before = { day: dayBefore(today, USAGE_KEEP_DAYS - 1), month: today.slice(0, 7) };
     this.pruning = this.pruning
       .then(async () => {
-        for (const { statement, period } of this.slices) {
-          const slice = () => statement.run(before[period]).changes;
-          while ((await this.sqlite.groupCommit(slice)) === PRUNE_SLICE);
+        for (const slicer of this.slicers) {
+          let after: string | undefined = '';
+          while (after !== undefined) {
+            const from: string = after;
+            after = await this.sqlite.groupCommit(() => this.slice(slicer, from, before));
+          }
         }
       })
       // A prune that fails (the store closing, the disk) is tried again at the next count.
       .catch(() => (this.prunedOn = ''));
+  }
+
+  /** Deletes the past rows of the keys after `after`: the last key done, undefined at the end. */
+  private slice(
+    { keys, delete: prune, period }: Slicer,
+    after: string,
+    before: Record<Slicer['period'], string>,
+  ): string | undefined {
+    const next = keys.all(after) as string[];
+    if (next.length === 0) return undefined;
+    prune.run(next[0], next[next.length - 1], before[period]);
+    return next[next.length - 1];
   }
 
   /** Resolves once the prune under way, if any, has ended. */

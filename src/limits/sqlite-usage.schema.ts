@@ -22,10 +22,6 @@ export const USAGE_MIGRATIONS = [
      credits INTEGER NOT NULL,
      PRIMARY KEY (run_id, tool)
    ) WITHOUT ROWID;`,
-  // By day (and month): the retention's prune seeks the days past 90 instead of reading them all.
-  `CREATE INDEX usage_counters_day ON usage_counters (day);
-   CREATE INDEX usage_by_tool_day ON usage_by_tool (day);
-   CREATE INDEX usage_months_month ON usage_months (month);`,
 ];
 
 /** A key's calls of a tool on a day, summed over one group commit. */

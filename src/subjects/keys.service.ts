@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditActor, SYSTEM_ACTOR } from '../audit';
 import { Clock } from '../kernel/common/clock';
 import { planNamed, Settings, SETTINGS } from '../kernel/settings/settings';
@@ -42,6 +42,7 @@ const MAX_TOUCHED_KEYS = 10_000;
 
 @Injectable()
 export class KeysService {
+  private readonly logger = new Logger('Keys');
   private readonly lastTouched = new Map<string, number>();
   /** The key each record the store hands out again (frozen: SQLite's, from memory) stands for. */
   private readonly keyOfRecord = new WeakMap<ApiKeyRecord, AuthenticatedKey>();
@@ -240,7 +241,7 @@ export class KeysService {
       record = await this.store.findKeyByHash(hash, { fresh: true });
     }
     if (!record || !opens(record, hash, now)) return undefined;
-    await this.touch(record.id, now);
+    this.touch(record.id, now);
     return this.keyOf(record);
   }
 
@@ -254,12 +255,21 @@ export class KeysService {
     return key;
   }
 
-  private async touch(id: string, now: Date): Promise<void> {
+  /**
+   * Writes the key's last-used time, at most once a minute, without holding the call: it is sent
+   * before the call's count (the same group commit on SQLite, the same connection on Redis), so a
+   * request made after the answer reads it; one that fails is logged, the call goes on.
+   */
+  private touch(id: string, now: Date): void {
     const last = this.lastTouched.get(id) ?? 0;
     if (now.getTime() - last < TOUCH_INTERVAL_MS) return;
     if (this.lastTouched.size >= MAX_TOUCHED_KEYS) this.lastTouched.clear();
     this.lastTouched.set(id, now.getTime());
-    await this.store.touchKey(id, now.toISOString());
+    this.store
+      .touchKey(id, now.toISOString())
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'Could not write a last-used time'),
+      );
   }
 
   list(page?: Parameters<KeyStore['listKeys']>[0]): Promise<ApiKeyRecord[]> {
