@@ -41,6 +41,8 @@ describe("Redis keys' layout (doctor's store check)", () => {
     redis = backend.redis;
     store = new RedisKeyStore(redis);
   });
+  // Each test on an empty database, whatever the order they run in.
+  beforeEach(() => redis.client.flushdb());
   afterAll(async () => {
     await redis.close();
     await server.stop();
@@ -63,7 +65,6 @@ describe("Redis keys' layout (doctor's store check)", () => {
   });
 
   it(`reads the newest ${MAX_CHECKED_KEYS} keys of the index, a page at a time, whatever their number`, async () => {
-    await redis.client.flushdb();
     // The oldest key lost its record; the newest MAX_CHECKED_KEYS are index entries of keys that
     // lack one too: only those are read, so every problem named is one of theirs.
     await redis.client.zadd(
