@@ -53,13 +53,21 @@ describe('OpenTelemetry traces (e2e)', () => {
   };
 
   /**
-   * The variables that export to the test's receiver, at once (50 ms batches), waiting as long as
-   * a loaded machine makes an export take: the SDK drops a batch whose export times out (10 s by
+   * Every test reads the spans once the server has stopped: they are exported then, all at once
+   * (the batch delay longer than any test), not in 50 ms batches, of which a loaded machine may
+   * leave many in flight together. The CI lost a call's spans twice under load with 50 ms batches;
+   * the likely cause is the exporter's limit of concurrent exports, past which it drops a batch.
+   */
+  const EXPORT_AT_STOP = '600000';
+
+  /**
+   * The variables that export to the test's receiver, at the server's stop, waiting as long as a
+   * loaded machine makes an export take: the SDK drops a batch whose export times out (10 s by
    * default), and a test would then miss its spans.
    */
   const toReceiver = () => ({
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_BSP_SCHEDULE_DELAY: EXPORT_AT_STOP,
     OTEL_EXPORTER_OTLP_TIMEOUT: '120000',
     OTEL_BSP_EXPORT_TIMEOUT: '120000',
   });
@@ -161,7 +169,7 @@ describe('OpenTelemetry traces (e2e)', () => {
     const dir = tempDataDir();
     writeFileSync(
       join(dir, '.env'),
-      `OTEL_EXPORTER_OTLP_ENDPOINT=${receiver.url}\nOTEL_BSP_SCHEDULE_DELAY=50\n`,
+      `OTEL_EXPORTER_OTLP_ENDPOINT=${receiver.url}\nOTEL_BSP_SCHEDULE_DELAY=${EXPORT_AT_STOP}\n`,
     );
     const { base, key } = await start({}, dir);
     const caller = traceparent();
@@ -379,7 +387,7 @@ describe('OpenTelemetry traces (e2e)', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         // Both: the console exporter must not write into the protocol's stream.
         OTEL_TRACES_EXPORTER: 'otlp,console',
-        OTEL_BSP_SCHEDULE_DELAY: '50',
+        OTEL_BSP_SCHEDULE_DELAY: EXPORT_AT_STOP,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
