@@ -1,22 +1,11 @@
+import { newKeyRecord } from '../../test/support/key-records';
 import { onBothBackends } from '../../test/support/store-contract';
 import type { NewKeyRecord } from './key.store';
 import { KEY_STORE } from './subjects.stores';
 import { KeySearch } from './key-search';
 
-const key = (i: number, created_at = `2026-11-27T08:00:0${i}.000Z`): NewKeyRecord => ({
-  id: `key_00000000000000${String(i).padStart(2, '0')}`,
-  name: `key-${i}`,
-  prefix: `sk_${i}`,
-  hash: `hash-${i}`,
-  scopes: ['services:execute'],
-  plan: 'free',
-  daily_limit: null,
-  rate_limit: null,
-  created_at,
-  expires_at: null,
-  revoked_at: null,
-  last_used_at: null,
-});
+const key = (i: number, created_at = `2026-11-27T08:00:0${i}.000Z`): NewKeyRecord =>
+  newKeyRecord(i, `key_00000000000000${String(i).padStart(2, '0')}`, created_at);
 
 onBothBackends('API keys', KEY_STORE, (current) => {
   it('finds a key by its hash and its id, and lists keys in (created_at, id) order by pages', async () => {

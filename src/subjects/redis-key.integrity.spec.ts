@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { newKeyRecord } from '../../test/support/key-records';
 import { RedisServer } from '../../test/support/redis';
 import { loadSettings } from '../kernel/settings/settings';
 import { RedisDatabase } from '../kernel/store/redis/redis.database';
@@ -10,20 +11,8 @@ import type { NewKeyRecord } from './key.store';
 import { checkKeyLayout, MAX_CHECKED_KEYS } from './redis-key.integrity';
 import { RedisKeyStore } from './redis-key.store';
 
-const key = (i: number, created_at: string): NewKeyRecord => ({
-  id: `key_${String(i).padStart(16, '0')}`,
-  name: `key-${i}`,
-  prefix: `sk_${i}`,
-  hash: `hash-${i}`,
-  scopes: ['services:execute'],
-  plan: 'free',
-  daily_limit: null,
-  rate_limit: null,
-  created_at,
-  expires_at: null,
-  revoked_at: null,
-  last_used_at: null,
-});
+const key = (i: number, created_at: string): NewKeyRecord =>
+  newKeyRecord(i, `key_${String(i).padStart(16, '0')}`, created_at);
 
 describe("Redis keys' layout (doctor's store check)", () => {
   let server: RedisServer;

@@ -13,6 +13,7 @@ import { WEBHOOK_STORE } from '../../src/webhooks/webhooks.stores';
 import { tempDataDir } from '../support/app';
 import { usingSharedRedis } from '../support/redis';
 import { CountedBackend, countedRedis, countedSqlite, StoreRead } from '../support/store-reads';
+import { newKeyRecord } from '../support/key-records';
 
 /**
  * A list's thousandth page costs the store what its first does (issue 46): each paged list of the
@@ -59,23 +60,7 @@ async function times(count: number, make: (i: number) => Promise<unknown>): Prom
 
 const keys: Concern<Awaited<ReturnType<typeof KEY_STORE.sqlite>>> = {
   store: KEY_STORE,
-  fill: (store) =>
-    times(1600, (i) =>
-      store.insertKey({
-        id: `key_${hex(i, 16)}`,
-        name: `key-${i}`,
-        prefix: `sk_${i}`,
-        hash: `hash-${i}`,
-        scopes: ['services:execute'],
-        plan: 'free',
-        daily_limit: null,
-        rate_limit: null,
-        created_at: at(i),
-        expires_at: null,
-        revoked_at: null,
-        last_used_at: null,
-      }),
-    ),
+  fill: (store) => times(1600, (i) => store.insertKey(newKeyRecord(i, `key_${hex(i, 16)}`, at(i)))),
   lists: (store) => {
     const read = (after: { created_at: string; id: string } | undefined, limit: number) =>
       store.listKeys({ after, limit });
