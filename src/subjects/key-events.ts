@@ -20,8 +20,8 @@ const KEY_EVENT_FIELDS = [
   'external_id',
 ] as const;
 
-export /** What a new key was granted, for the audit trail: its settings, never its secret or prefix. */
-function granted(record: ApiKeyRecord): Record<string, unknown> {
+/** What a new key was granted, for the audit trail: its settings, never its secret or prefix. */
+export function granted(record: ApiKeyRecord): Record<string, unknown> {
   return {
     name: record.name,
     scopes: record.scopes,

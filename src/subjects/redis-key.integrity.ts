@@ -1,5 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
-import { redisCall } from '../kernel/store/redis/redis.connection';
+import { redisCall, type RedisClient } from '../kernel/store/redis/redis.connection';
 import { idOfIndexMember, RedisKeys } from '../kernel/store/redis/redis.keys';
 
 /** The fields without which a key's record cannot be used. */
@@ -16,7 +15,7 @@ export const MAX_CHECKED_KEYS = 20_000;
  * Every key of the index, the newest `MAX_CHECKED_KEYS`, has a record that agrees and its
  * current secret has a lookup: one problem a damaged key.
  */
-export async function checkKeyLayout(client: Redis | Cluster): Promise<string[]> {
+export async function checkKeyLayout(client: RedisClient): Promise<string[]> {
   const members = await redisCall(client.zrange(RedisKeys.keyIndex, -MAX_CHECKED_KEYS, -1));
   const problems: string[] = [];
   for (let at = 0; at < members.length; at += PAGE) {
@@ -31,11 +30,10 @@ export async function checkKeyLayout(client: Redis | Cluster): Promise<string[]>
       }),
     );
     for (const { id, fields, lookup } of found) {
+      const missing = REQUIRED_KEY_FIELDS.filter((f) => !fields[f]);
       if (!fields.id) problems.push(`The key index names ${id}, which has no record`);
-      else if (REQUIRED_KEY_FIELDS.some((f) => !fields[f])) {
-        const missing = REQUIRED_KEY_FIELDS.filter((f) => !fields[f]);
-        problems.push(`Key ${id}: its record lacks ${missing.join(', ')}`);
-      } else if (lookup !== id)
+      else if (missing.length) problems.push(`Key ${id}: its record lacks ${missing.join(', ')}`);
+      else if (lookup !== id)
         problems.push(`Key ${id}: no lookup leads from its secret's hash to it`);
     }
   }
