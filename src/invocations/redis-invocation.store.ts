@@ -114,14 +114,17 @@ export class RedisInvocationStore extends InvocationStore {
    * index or running entry may be read a moment before its record exists: `list` and `orphans`
    * forget an entry without a record only once it cannot be that.
    */
+  /**
+   * The call's entry among the running calls first, then its record and its two lists. On a
+   * Cluster these are writes to several slots, not one step: a process killed between them must
+   * not leave a record the sweep cannot find (`orphans` reads that entry), which would stay queued,
+   * unrefunded, for ever; the sweep lists again what it settles (`listed`).
+   */
   async create(record: InvocationRecord): Promise<void> {
+    await redisCall(this.client.hset(RedisKeys.activeInvocations, record.id, record.instance));
     await Promise.all([
       redisCall(this.client.hset(RedisKeys.invocation(record.id), ...encodeNew(record))),
-      redisCall(
-        this.client.zadd(RedisKeys.invocationsOf(record.caller_id), 0, indexMember(record)),
-      ),
-      redisCall(this.client.zadd(RedisKeys.allInvocations, 0, indexMember(record))),
-      redisCall(this.client.hset(RedisKeys.activeInvocations, record.id, record.instance)),
+      this.listed(record),
     ]);
   }
 
@@ -250,7 +253,23 @@ export class RedisInvocationStore extends InvocationStore {
       }
     }
     this.missing = new Set(missing);
-    return found.slice(0, limit);
+    const orphans = found.slice(0, limit);
+    await Promise.all(orphans.map((record) => this.listed(record)));
+    return orphans;
+  }
+
+  /**
+   * A record's members of its caller's index and of every call's: written by `create`, and again
+   * for each call the sweep takes, which a process killed in the middle of `create` may have left
+   * out of them.
+   */
+  private async listed(record: InvocationRecord): Promise<void> {
+    await Promise.all([
+      redisCall(
+        this.client.zadd(RedisKeys.invocationsOf(record.caller_id), 0, indexMember(record)),
+      ),
+      redisCall(this.client.zadd(RedisKeys.allInvocations, 0, indexMember(record))),
+    ]);
   }
 
   /**

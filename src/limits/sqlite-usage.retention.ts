@@ -18,10 +18,13 @@ interface Slicer {
  * `KEYS_A_SLICE` keys a group commit, walking each table's primary key (key, then period), so that
  * the counts of each round wait for one slice at most, never for the whole prune. No index on the
  * period: it would take as many bytes again as the counters, and a page more to write for each
- * key's first call of a day.
+ * key's first call of a day. The day pruned is written in the file once the walk is done: a
+ * restart, or another process on the file, does not walk every key again that day.
  */
 export class SqliteUsageRetention {
   private readonly slicers: Slicer[];
+  private readonly prunedDay: Database.Statement;
+  private readonly markPruned: Database.Statement;
   /** The day whose counters were last pruned: pruning runs once per new UTC day seen. */
   private prunedOn = '';
   /** The prune under way, or the last one, ended. */
@@ -40,6 +43,13 @@ export class SqliteUsageRetention {
       ),
       period,
     });
+    this.prunedDay = sqlite.counters
+      .prepare('SELECT pruned_on FROM usage_retention WHERE id = 1')
+      .pluck();
+    this.markPruned = sqlite.counters.prepare(
+      `INSERT INTO usage_retention (id, pruned_on) VALUES (1, ?)
+       ON CONFLICT(id) DO UPDATE SET pruned_on = MAX(pruned_on, excluded.pruned_on)`,
+    );
     this.slicers = [
       slicer('usage_counters', 'day'),
       slicer('usage_by_tool', 'day'),
@@ -47,10 +57,12 @@ export class SqliteUsageRetention {
     ];
   }
 
-  /** Starts the prune of what `today` no longer keeps, unless a day as late was seen before. */
+  /** Starts the prune of what `today` no longer keeps, unless a day as late was pruned before. */
   prune(today: string): void {
     if (today <= this.prunedOn) return;
-    this.prunedOn = today;
+    const stored = (this.prunedDay.get() as string | undefined) ?? '';
+    this.prunedOn = today <= stored ? stored : today;
+    if (this.prunedOn === stored) return;
     const before = { day: dayBefore(today, USAGE_KEEP_DAYS - 1), month: today.slice(0, 7) };
     this.pruning = this.pruning
       .then(async () => {
@@ -61,6 +73,7 @@ export class SqliteUsageRetention {
             after = await this.sqlite.groupCommit(() => this.slice(slicer, from, before));
           }
         }
+        await this.sqlite.groupCommit(() => this.markPruned.run(today));
       })
       // A prune that fails (the store closing, the disk) is tried again at the next count.
       .catch(() => (this.prunedOn = ''));

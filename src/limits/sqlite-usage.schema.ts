@@ -22,6 +22,11 @@ export const USAGE_MIGRATIONS = [
      credits INTEGER NOT NULL,
      PRIMARY KEY (run_id, tool)
    ) WITHOUT ROWID;`,
+  // The day whose past usage was last pruned (SqliteUsageRetention), by any process on the file.
+  `CREATE TABLE usage_retention (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     pruned_on TEXT NOT NULL
+   );`,
 ];
 
 /** A key's calls of a tool on a day, summed over one group commit. */

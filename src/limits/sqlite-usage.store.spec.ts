@@ -64,4 +64,27 @@ describe('SQLite usage retention', () => {
     expect(await store.getUsage(KEYS[0], TODAY)).toBe(2);
     expect(await store.getMonthUsage(KEYS[0], TODAY.slice(0, 7))).toBe(2);
   });
+
+  it('walks the keys once a day: a restart on a day already pruned leaves the counters alone', async () => {
+    await store.consumeQuota(KEYS[0], charge(TODAY));
+    await store.pruned();
+    // Counted after the prune of TODAY: it stays until the next day's.
+    await store.consumeQuota(KEYS[1], charge(OLD));
+    await store.pruned();
+
+    const again = new SqliteDatabase(dir);
+    try {
+      const restarted = new SqliteUsageStore(again);
+      await restarted.consumeQuota(KEYS[2], charge(TODAY));
+      await restarted.pruned();
+      expect(await restarted.getUsage(KEYS[1], OLD)).toBe(2);
+
+      await restarted.consumeQuota(KEYS[2], charge(dayBefore(TODAY, -1)));
+      await restarted.pruned();
+      expect(await restarted.getUsage(KEYS[1], OLD)).toBe(0);
+      expect(await restarted.getUsage(KEYS[0], TODAY)).toBe(2);
+    } finally {
+      await again.close();
+    }
+  });
 });
