@@ -109,16 +109,13 @@ export class RedisInvocationStore extends InvocationStore {
   }
 
   /**
-   * The record, the caller's index and the running calls, sent at once (one round trip; on one
-   * connection Redis runs them in that order). On a Cluster they live on different nodes, and an
-   * index or running entry may be read a moment before its record exists: `list` and `orphans`
-   * forget an entry without a record only once it cannot be that.
-   */
-  /**
-   * The call's entry among the running calls first, then its record and its two lists. On a
-   * Cluster these are writes to several slots, not one step: a process killed between them must
-   * not leave a record the sweep cannot find (`orphans` reads that entry), which would stay queued,
-   * unrefunded, for ever; the sweep lists again what it settles (`listed`).
+   * The call's entry among the running calls first, then, at once, its record and its two lists.
+   * On a Cluster they live on different nodes, not written in one step:
+   * - a process killed between them must not leave a record the sweep cannot find (`orphans` reads
+   *   the running entry), which would stay queued, unrefunded, for ever; the sweep lists again
+   *   what it settles (`listed`);
+   * - a list or running entry may be read a moment before its record exists: `list` and `orphans`
+   *   forget an entry without a record only once it cannot be that.
    */
   async create(record: InvocationRecord): Promise<void> {
     await redisCall(this.client.hset(RedisKeys.activeInvocations, record.id, record.instance));

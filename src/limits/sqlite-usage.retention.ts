@@ -61,8 +61,11 @@ export class SqliteUsageRetention {
   prune(today: string): void {
     if (today <= this.prunedOn) return;
     const stored = (this.prunedDay.get() as string | undefined) ?? '';
-    this.prunedOn = today <= stored ? stored : today;
-    if (this.prunedOn === stored) return;
+    if (today <= stored) {
+      this.prunedOn = stored;
+      return;
+    }
+    this.prunedOn = today;
     const before = { day: dayBefore(today, USAGE_KEEP_DAYS - 1), month: today.slice(0, 7) };
     this.pruning = this.pruning
       .then(async () => {
