@@ -1,6 +1,7 @@
 import { Clock } from '../../src/kernel/common/clock';
 import { bearer, startApp, TestApp } from '../support/app';
 import { FakeClock } from '../support/fake-clock';
+import { until } from '../support/runtime-instance';
 import { deliveriesWhen, WebhookReceiver } from '../support/webhook-receiver';
 
 const HOOKS = '/api/v1/webhooks';
@@ -42,16 +43,14 @@ describe('webhooks over days (e2e)', () => {
         .expect(201)
     ).body as { id: string };
 
-  /** The endpoint's view once `done` holds of it (read every 50 ms, 200 times at most). */
-  const viewWhen = async (id: string, done: (body: Record<string, unknown>) => boolean) => {
-    let body: Record<string, unknown> = {};
-    for (let i = 0; i < 200; i++) {
-      body = (await t.http().get(`${HOOKS}/${id}`).set(admin())).body as Record<string, unknown>;
-      if (done(body)) break;
-      await new Promise((wake) => setTimeout(wake, 50));
-    }
-    return body;
-  };
+  /** The endpoint's view once `done` holds of it (read for 10 s at most). */
+  const viewWhen = (id: string, done: (body: Record<string, unknown>) => boolean) =>
+    until(
+      async () =>
+        (await t.http().get(`${HOOKS}/${id}`).set(admin())).body as Record<string, unknown>,
+      done,
+      10_000,
+    );
 
   it('disables an endpoint that failed every delivery for 5 days, and says so in doctor', async () => {
     const { id } = await endpoint();
