@@ -142,6 +142,92 @@ describe('OpenTelemetry traces (e2e)', () => {
     }
   });
 
+  it('makes the HTTP span after the HTTP conventions: its route, its status, probes untraced', async () => {
+    const { base, key } = await start({ ...toReceiver(), APP__LOGGING__VERBOSE: 'yes' });
+    const called = traceparent();
+    await greet(base, key, { traceparent: called.header, 'user-agent': 'traced-client/1.0' });
+    const refused = traceparent();
+    const wrongType = await fetch(`${base}/api/v1/services/greet?x=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', traceparent: refused.header },
+      body: 'hello',
+    });
+    expect(wrongType.status).toBe(415);
+    // A body in three segments, 50 ms apart: what follows its read is still in the request's span.
+    const streamed = traceparent();
+    const segments = ['{"na', 'me":"Seg', 'ments"}'];
+    const slow = await fetch(`${base}/api/v1/services/greet`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        traceparent: streamed.header,
+      },
+      body: new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          const next = segments.shift();
+          if (next === undefined) controller.close();
+          else controller.enqueue(new TextEncoder().encode(next));
+        },
+      }),
+      duplex: 'half',
+    });
+    expect(slow.status).toBe(200);
+    const probe = traceparent();
+    expect((await fetch(`${base}/health`, { headers: { traceparent: probe.header } })).status).toBe(
+      200,
+    );
+    await server!.stop();
+
+    const serverSpan = (traceId: string) =>
+      receiver
+        .spans()
+        .filter((span) => span.traceId === traceId && span.kind === 'SPAN_KIND_SERVER')
+        .find((span) => span.attributes['http.request.method'] !== undefined);
+    const call = serverSpan(called.traceId);
+    expect(call).toMatchObject({
+      parentSpanId: called.parentId,
+      attributes: expect.objectContaining({
+        'http.request.method': 'POST',
+        'url.path': '/api/v1/services/greet',
+        'url.scheme': 'http',
+        'http.response.status_code': '200', // an int, as protobuf's decoder gives longs
+        'user_agent.original': 'traced-client/1.0',
+      }),
+    });
+    const route = call!.attributes['http.route'];
+    expect(route).toMatch(/^\/api\/v1\/services\//);
+    expect(call!.name).toBe(`POST ${String(route)}`);
+    // Its children were made after the body was read, in the request's context.
+    const children = receiver.spans().filter((span) => span.parentSpanId === call!.spanId);
+    expect(children.map((span) => span.name)).toEqual(
+      expect.arrayContaining(['check authenticate', 'execute_tool greet']),
+    );
+    const streamedCall = serverSpan(streamed.traceId);
+    expect(
+      receiver
+        .spans()
+        .filter((span) => span.parentSpanId === streamedCall?.spanId)
+        .map((span) => span.name),
+    ).toEqual(expect.arrayContaining(['check authenticate', 'execute_tool greet']));
+    // Refused at the front door: its status, no error (a 4xx is the client's), no query string.
+    const refusal = serverSpan(refused.traceId);
+    expect(refusal?.attributes).toMatchObject({
+      'url.path': '/api/v1/services/greet',
+      'http.response.status_code': '415',
+    });
+    expect(refusal?.attributes['error.type']).toBeUndefined();
+    expect(receiver.raw().includes('x=1')).toBe(false);
+    expect(receiver.spans().filter((span) => span.traceId === probe.traceId)).toEqual([]);
+    // The access line, written once the answer went out, carries its request's trace.
+    const access = server!.logRecords().find((line) => {
+      const req = line.req as { url?: string; method?: string } | undefined;
+      return req?.method === 'POST' && line.res !== undefined && line.trace_id === called.traceId;
+    });
+    expect(access).toMatchObject({ span_id: call!.spanId });
+  });
+
   it('traces the steps that wait on I/O and, on SQLite, each statement by its name alone', async () => {
     const { base, key } = await start(toReceiver());
     const caller = traceparent();

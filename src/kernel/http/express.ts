@@ -5,9 +5,10 @@ import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestScope } from './request-scope';
 import { bodyRefusal, frontDoorRefusal, jsonParserOptions, pathOf, requestIdFor } from './body';
-import type { HttpPlatform, HttpPlumbing } from './plumbing';
+import type { AnsweredRequest, HttpPlatform, HttpPlumbing } from './plumbing';
 import type { RouteDefinition, RouteTable } from './route-table';
 import { securityHeaders } from './security';
+import { ServerSpan } from './server-span';
 
 /** The part of Express 5's router the route table reads: each route's path and methods. */
 interface RouterLayer {
@@ -56,10 +57,10 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     (req as Request & { id: string }).id = id;
     res.setHeader('X-Request-Id', id);
     // Logged and counted first, so that requests answered by the checks below are too.
-    plumbing.log.start(req, res);
     const started = process.hrtime.bigint();
-    res.once('finish', () =>
-      plumbing.countAnswer({
+    const span = ServerSpan.start(req);
+    res.once('finish', () => {
+      const answer: AnsweredRequest = {
         method: req.method,
         route: routeLabel(req, routes),
         status: res.statusCode,
@@ -67,9 +68,14 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         keyed: (req as RequestScope).caller !== undefined,
         refused: (req as RequestScope).refused,
         mcpMessages: (req as RequestScope).mcpMessages,
-      }),
-    );
-    next();
+      };
+      plumbing.countAnswer(answer);
+      span?.end(answer);
+    });
+    ServerSpan.run(span, () => {
+      plumbing.log.start(req, res);
+      next();
+    });
   });
   const secure = securityHeaders(plumbing.docsPath);
   express.use((req: Request, res: Response, next: NextFunction) => {

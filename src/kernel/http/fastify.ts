@@ -21,9 +21,11 @@ import {
   JSON_UTF8,
   withUtf8,
 } from './body';
-import type { HttpPlatform, HttpPlumbing, NodeExchange } from './plumbing';
+import type { AnsweredRequest, HttpPlatform, HttpPlumbing, NodeExchange } from './plumbing';
 import type { RouteDefinition } from './route-table';
 import { securityHeaders } from './security';
+import { ServerSpan } from './server-span';
+import { wireName } from './wire-name';
 
 /** What pino-http and the access log read on the Node request: the id and, at the end, the key. */
 type NodeRequest = IncomingMessage & RequestScope;
@@ -89,9 +91,9 @@ const WIRED = new WeakMap<
   { plumbing: HttpPlumbing; secure: (url: string) => readonly (readonly [string, string])[] }
 >();
 
-/** Counts an answer under its route's template (the route table's, when routing did not match). */
+/** Counts an answer under its route's template (the route table's, when routing did not match), and ends its span. */
 function count(plumbing: HttpPlumbing, request: FastifyRequest, reply: FastifyReply): void {
-  plumbing.countAnswer({
+  const answer: AnsweredRequest = {
     method: request.method,
     route:
       request.routeOptions.url ?? plumbing.routes.templateFor(pathOf(request.url)) ?? 'unmatched',
@@ -100,7 +102,9 @@ function count(plumbing: HttpPlumbing, request: FastifyRequest, reply: FastifyRe
     keyed: (request as unknown as RequestScope).caller !== undefined,
     refused: (request as unknown as RequestScope).refused,
     mcpMessages: (request as unknown as RequestScope).mcpMessages,
-  });
+  };
+  plumbing.countAnswer(answer);
+  (request.raw as NodeRequest).serverSpan?.end(answer);
 }
 
 function refuse(reply: FastifyReply, refusal: Refusal): void {
@@ -154,7 +158,6 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
       const raw = request.raw as NodeRequest;
       raw.id = request.id;
       reply.raw.setHeader('X-Request-Id', request.id);
-      plumbing.log.start(raw, reply.raw);
       const atTheDoor = (error?: unknown) => {
         if (error) return done(error as Error);
         // A preflight from a listed origin (cors set its headers) ends here, as on Express.
@@ -166,10 +169,15 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         if (refusal) return refuse(reply, refusal);
         done();
       };
-      setAll(reply, secure(raw.url ?? '/'));
-      // cors calls back at once, with this service's synchronous delegate.
-      if (corsFor) corsFor(raw, reply.raw, atTheDoor);
-      else atTheDoor();
+      const enter = () => {
+        plumbing.log.start(raw, reply.raw);
+        setAll(reply, secure(raw.url ?? '/'));
+        // cors calls back at once, with this service's synchronous delegate.
+        if (corsFor) corsFor(raw, reply.raw, atTheDoor);
+        else atTheDoor();
+      };
+      raw.serverSpan = ServerSpan.start(raw);
+      ServerSpan.run(raw.serverSpan, enter);
     },
   );
 
@@ -218,24 +226,6 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     count(plumbing, request, reply);
     done();
   });
-}
-
-/** Header names as they go on the wire, lower case, made once per name (see `wireName`). */
-const WIRE_NAMES = new Map<string, string>();
-
-/**
- * A header's name in lower case, as Fastify's `reply.header()` sent it and HTTP/2 requires, made
- * once per name: Node lower-cases every name it is given (setHeader, then again when it writes
- * the head), and a name already in lower case and kept is neither copied nor looked up in V8's
- * string table again (docs/performance.md, "Why the hot path is written as it is"). Bounded: the checks' header names are a fixed few.
- */
-function wireName(name: string): string {
-  let wire = WIRE_NAMES.get(name);
-  if (wire === undefined) {
-    wire = name.toLowerCase();
-    if (WIRE_NAMES.size < 256) WIRE_NAMES.set(name, wire);
-  }
-  return wire;
 }
 
 /** Where a Fastify reply keeps the headers set with `reply.header()` (found on first use). */

@@ -1,3 +1,5 @@
+import type { ServerSpan } from './server-span';
+
 /**
  * What the layers of a request write on the request object itself for the ones after them (its
  * id, the authenticated caller). It travels as the request does, by hand: no AsyncLocalStorage,
@@ -10,6 +12,8 @@ export interface RequestScope {
   refused?: CapacityOutcome;
   /** The messages of an MCP POST, for the metrics: each timed by the POST. */
   mcpMessages?: unknown[];
+  /** The request's span, when tracing is on: ended with the answer's route and status. */
+  serverSpan?: ServerSpan;
 }
 
 /**

@@ -1,0 +1,85 @@
+import {
+  type Context,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import type { IncomingMessage } from 'node:http';
+import { tracingOn } from '../common/tracing-gate';
+import { pathOf } from './body';
+
+const tracer = trace.getTracer('tool-invocation-service');
+
+/** Paths whose calls are not traced: probes and scrapes, many a minute, telling nothing of a call. */
+const UNTRACED_PATHS = new Set(['/health', '/health/live', '/health/ready', '/metrics']);
+
+/**
+ * A request's SERVER span, after OpenTelemetry's HTTP semantic conventions, made by each adapter's
+ * first hook when tracing is on (docs/observability.md): its parent is the caller's W3C trace
+ * context (`traceparent`, `tracestate`, `baggage`), and the rest of the request runs in it. Made
+ * here rather than by `@opentelemetry/instrumentation-http`, which wraps every listener of the
+ * request and the answer and reads every attribute of both conventions' versions whether the call
+ * is sampled or not (docs/performance.md, "What issue 41 costs greet").
+ */
+export class ServerSpan {
+  private constructor(
+    private readonly span: Span,
+    private readonly method: string,
+    /** The caller's context (its span and baggage), the new span's parent. */
+    private readonly parent: Context,
+  ) {}
+
+  /** The request's span; none when tracing is off or the path is a probe's. */
+  static start(req: IncomingMessage): ServerSpan | undefined {
+    if (!tracingOn) return undefined;
+    const path = pathOf(req.url);
+    if (UNTRACED_PATHS.has(path)) return undefined;
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const method = req.method ?? 'GET';
+    const span = tracer.startSpan(
+      method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': method,
+          'url.path': path,
+          'url.scheme': 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http',
+          'network.protocol.version': req.httpVersion,
+          ...(req.socket.remoteAddress ? { 'client.address': req.socket.remoteAddress } : {}),
+          ...(req.headers['user-agent']
+            ? { 'user_agent.original': req.headers['user-agent'] }
+            : {}),
+        },
+      },
+      parent,
+    );
+    return new ServerSpan(span, method, parent);
+  }
+
+  /** Runs the rest of the request (the adapter's next step) in the span's context, if it has one. */
+  static run(span: ServerSpan | undefined, next: () => void): void {
+    if (span) context.with(trace.setSpan(span.parent, span.span), next);
+    else next();
+  }
+
+  /**
+   * Ends the span once the answer has gone out: named `{method} {route}` by the route that matched,
+   * its status, and `error.type` for a 5xx.
+   */
+  end(answer: { route: string; status: number }): void {
+    if (answer.route !== 'unmatched') {
+      this.span.updateName(`${this.method} ${answer.route}`);
+      this.span.setAttribute('http.route', answer.route);
+    }
+    this.span.setAttribute('http.response.status_code', answer.status);
+    if (answer.status >= 500) {
+      this.span.setAttribute('error.type', String(answer.status));
+      this.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    this.span.end();
+  }
+}
