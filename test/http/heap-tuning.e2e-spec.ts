@@ -1,5 +1,4 @@
-import { freePort } from '../support/redis';
-import { baseEnv, spawnApp, tempDataDir } from '../support/app';
+import { baseEnv, spawnListening, tempDataDir } from '../support/app';
 
 /**
  * The server as operators start it (`node dist/main.js`; test/support/built.ts) runs with V8's allocation-site
@@ -9,13 +8,11 @@ import { baseEnv, spawnApp, tempDataDir } from '../support/app';
 describe('V8 heap settings of the server (e2e)', () => {
   it('starts with allocation-site pretenuring off', async () => {
     const dataDir = tempDataDir();
-    const port = await freePort();
-    const server = spawnApp({
+    const { app: server, port } = await spawnListening({
       nodeArgs: ['--trace-pretenuring-statistics'],
-      env: { ...baseEnv(dataDir), DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port) },
+      env: { ...baseEnv(dataDir), DATA_DIR: dataDir },
     });
     try {
-      await server.line(/Listening on/);
       // Calls allocate, and a scavenge or two falls within them.
       for (let i = 0; i < 200; i++) await fetch(`http://127.0.0.1:${port}/health/live`);
     } finally {

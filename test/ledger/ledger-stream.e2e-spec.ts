@@ -7,8 +7,7 @@ import { newLedgerId, type LedgerEntry } from '../../src/ledger';
 import { USAGE_STORE } from '../../src/limits/limits.stores';
 import type { QuotaCharge } from '../../src/limits/usage.store';
 import { INITIAL_KEY_FILE } from '../../src/subjects/initial-key';
-import { baseEnv, spawnApp, SpawnedApp, tempDataDir } from '../support/app';
-import { freePort } from '../support/redis';
+import { baseEnv, SpawnedApp, spawnListening, tempDataDir } from '../support/app';
 
 const ENTRIES = 100_000;
 /** What one round of the event loop counts together, as calls arrive. */
@@ -181,9 +180,7 @@ describe('the ledger streamed whole, in bounded memory (e2e)', () => {
     const dataDir = tempDataDir();
     const env = { ...baseEnv(dataDir), DATA_DIR: dataDir };
     await fill(env);
-    port = await freePort();
-    server = spawnApp({ env: { ...env, HOST: '127.0.0.1', PORT: String(port) } });
-    await server.line(/Listening on/);
+    ({ app: server, port } = await spawnListening({ env }));
     key = readFileSync(join(dataDir, INITIAL_KEY_FILE), 'utf8').trim();
     pid = server.child.pid!;
     // A first page: what the route loads on its first call is not counted as the stream's.

@@ -41,5 +41,5 @@ export async function listenOnLoopback(app: INestApplication): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-export { spawnApp, SpawnedApp } from './spawned-app';
+export { spawnApp, SpawnedApp, spawnListening } from './spawned-app';
 export type { SpawnOptions } from './spawned-app';

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { freePort } from '../../src/testing';
 import { builtEntry, tsNodeEntry } from './built';
 
 const ROOT = join(__dirname, '..', '..');
@@ -91,4 +92,29 @@ export class SpawnedApp {
 /** Starts a server as a process of its own (SpawnedApp); startApp starts one in this process. */
 export function spawnApp(options: SpawnOptions): SpawnedApp {
   return new SpawnedApp(options);
+}
+
+/**
+ * A server started as spawnApp starts it, listening on `127.0.0.1` and a port found free (`HOST`
+ * and `PORT` over `options.env`), once it says so. A port found free may be taken by another
+ * suite's process before the server binds it: a start that finds it in use tries another, three
+ * times at most.
+ */
+export async function spawnListening(
+  options: SpawnOptions,
+): Promise<{ app: SpawnedApp; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const app = spawnApp({
+      ...options,
+      env: { ...options.env, HOST: '127.0.0.1', PORT: String(port) },
+    });
+    try {
+      await app.line(/Listening on/);
+      return { app, port };
+    } catch (error) {
+      if (attempt < 3 && /is already in use/.test(app.output())) continue;
+      throw error;
+    }
+  }
 }

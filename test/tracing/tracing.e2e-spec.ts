@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { INITIAL_KEY_FILE } from '../../src/subjects/initial-key';
-import { baseEnv, SpawnedApp, spawnApp, tempDataDir } from '../support/app';
+import { baseEnv, SpawnedApp, spawnListening, tempDataDir } from '../support/app';
 import { OtlpReceiver } from '../support/otlp-receiver';
-import { freePort, redisTestEnv, usingSharedRedis } from '../support/redis';
+import { redisTestEnv, usingSharedRedis } from '../support/redis';
 import { CLI_ARGS } from '../support/cli';
 import { initializeRequest } from '../support/mcp-messages';
 
@@ -30,29 +30,13 @@ describe('OpenTelemetry traces (e2e)', () => {
   /** The built server with `otel` over the test's environment; its address and admin key. */
   async function start(otel: Record<string, string>, cwd?: string) {
     const dataDir = tempDataDir();
-    // A port found free may be taken by another suite's process before the server binds it (the
-    // matrix's CI lost a start so): a start that finds it in use tries another, three times at most.
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      server = spawnApp({
-        cwd,
-        env: {
-          ...baseEnv(dataDir),
-          DATA_DIR: dataDir,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          ...otel,
-        },
-      });
-      try {
-        await server.line(/Listening on/);
-      } catch (error) {
-        if (attempt < 3 && /is already in use/.test(server.output())) continue;
-        throw error;
-      }
-      const key = readFileSync(join(dataDir, INITIAL_KEY_FILE), 'utf8').trim();
-      return { base: `http://127.0.0.1:${port}`, key, dataDir };
-    }
+    const started = await spawnListening({
+      cwd,
+      env: { ...baseEnv(dataDir), DATA_DIR: dataDir, ...otel },
+    });
+    server = started.app;
+    const key = readFileSync(join(dataDir, INITIAL_KEY_FILE), 'utf8').trim();
+    return { base: `http://127.0.0.1:${started.port}`, key, dataDir };
   }
 
   const traceparent = () => {
