@@ -67,8 +67,7 @@ onBothBackends('API keys', KEY_STORE, (current) => {
       enabled: false,
     });
     expect(await store.updateKey('key_0000000000000099', { name: 'x' })).toBeUndefined();
-    // In the future whenever the test runs: Redis keeps a previous secret's lookup until then
-    // (a fixed date failed the suite once the day came).
+    // In the future whenever the test runs: Redis keeps a previous secret's lookup until then.
     const grace = new Date(Date.now() + 24 * 3_600_000).toISOString();
     const rotation = (hash: string, previous: string | null) => ({
       hash,

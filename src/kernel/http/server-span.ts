@@ -20,10 +20,8 @@ const UNTRACED_PATHS = new Set(['/health', '/health/live', '/health/ready', '/me
 /**
  * A request's SERVER span, after OpenTelemetry's HTTP semantic conventions, made by each adapter's
  * first hook when tracing is on (docs/observability.md): its parent is the caller's W3C trace
- * context (`traceparent`, `tracestate`, `baggage`), and the rest of the request runs in it. Made
- * here rather than by `@opentelemetry/instrumentation-http`, which wraps every listener of the
- * request and the answer and reads every attribute of both conventions' versions whether the call
- * is sampled or not (docs/performance.md, "What issue 41 costs greet").
+ * context (`traceparent`, `tracestate`, `baggage`), and the rest of the request runs in it. Why
+ * not OpenTelemetry's HTTP instrumentation: docs/decisions.md, "Tracing".
  */
 export class ServerSpan {
   private constructor(
