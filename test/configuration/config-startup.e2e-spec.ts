@@ -1,12 +1,19 @@
 import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { get as httpGet } from 'node:http';
-import { createServer } from 'node:net';
 import { Test } from '@nestjs/testing';
 import { rootModule } from '../../src/app.module';
 import { LOG_DESTINATION } from '../../src/logging/log-control';
 import { ENVIRONMENT } from '../../src/kernel/settings/settings';
 import { ConfigurationService } from '../../src/configuration/configuration.service';
-import { baseEnv, LogCapture, spawnApp, SpawnedApp, startApp, tempDataDir } from '../support/app';
+import {
+  baseEnv,
+  LogCapture,
+  spawnApp,
+  SpawnedApp,
+  spawnListening,
+  startApp,
+  tempDataDir,
+} from '../support/app';
 import { writeConfigFile } from '../support/config';
 
 /**
@@ -92,13 +99,6 @@ describe('start-up stops on an invalid CONFIG_FILE or environment (e2e)', () => 
 });
 
 describe('the server process and its configuration (e2e)', () => {
-  const freePort = () =>
-    new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
   const status = (port: number) =>
     new Promise<number>((resolve) => {
       httpGet({ host: '127.0.0.1', port, path: '/api/v1/auth/me' }, (res) => {
@@ -121,24 +121,25 @@ describe('the server process and its configuration (e2e)', () => {
     }
   };
 
+  // Each server is asked first for the line saying it listens (spawnListening): a free port may be
+  // taken by another suite's server before this one binds it, and that server would answer too.
   it('listens on server.host and server.port of the tree', async () => {
-    const port = await freePort();
     const dataDir = tempDataDir();
-    const configFile = writeConfigFile(dataDir, `server:\n  host: 127.0.0.1\n  port: ${port}\n`);
-    const server = spawnBuilt({ DATA_DIR: dataDir, CONFIG_FILE: configFile });
+    const { app: server, port } = await spawnListening(
+      { cwd: tempDataDir(), env: { DATA_DIR: dataDir } },
+      (port) => ({
+        CONFIG_FILE: writeConfigFile(dataDir, `server:\n  host: 127.0.0.1\n  port: ${port}\n`),
+      }),
+    );
     expect(await firstAnswer(server, port)).toBe(401);
   });
 
   it.each(['express', 'fastify'])(
     'serves on HTTP_ADAPTER=%s from the built server, and its start-up line names it',
     async (adapter) => {
-      const port = await freePort();
-      const server = spawnBuilt({
-        ...baseEnv(),
-        DATA_DIR: tempDataDir(),
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        HTTP_ADAPTER: adapter,
+      const { app: server, port } = await spawnListening({
+        cwd: tempDataDir(),
+        env: { ...baseEnv(), DATA_DIR: tempDataDir(), HTTP_ADAPTER: adapter },
       });
       expect(await firstAnswer(server, port)).toBe(401);
       expect(server.output()).toContain(`Listening on http://127.0.0.1:${port} with ${adapter}`);

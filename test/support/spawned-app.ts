@@ -95,20 +95,21 @@ export function spawnApp(options: SpawnOptions): SpawnedApp {
 }
 
 /**
- * A server started as spawnApp starts it, listening on `127.0.0.1` and a port found free (`HOST`
- * and `PORT` over `options.env`), once it says so. A port found free may be taken by another
- * suite's process before the server binds it: a start that finds it in use tries another, three
- * times at most.
+ * A server started as spawnApp starts it, listening on `127.0.0.1` and a port found free, once it
+ * says so. The port reaches it as `HOST` and `PORT` over `options.env`, or as `portEnv` gives it
+ * (a configuration file naming it, say). A port found free may be taken by another suite's process
+ * before the server binds it: a start that finds it in use tries another, three times at most.
  */
 export async function spawnListening(
   options: SpawnOptions,
+  portEnv: (port: number) => Record<string, string> = (port) => ({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+  }),
 ): Promise<{ app: SpawnedApp; port: number }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const app = spawnApp({
-      ...options,
-      env: { ...options.env, HOST: '127.0.0.1', PORT: String(port) },
-    });
+    const app = spawnApp({ ...options, env: { ...options.env, ...portEnv(port) } });
     try {
       await app.line(/Listening on/);
       return { app, port };
