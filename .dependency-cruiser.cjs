@@ -24,6 +24,7 @@ const FEATURES = [
   'webhooks',
   'ledger',
   'runs',
+  'sources',
 ];
 const feature = `^src/(${FEATURES.join('|')})/`;
 /** A tool's own folder: src/tools/<name>/ (the files of src/tools/ itself are the tools feature). */

@@ -8,13 +8,17 @@ const { join } = require('node:path');
  * check is `npm run lint`'s.
  */
 const swc = { ...JSON.parse(readFileSync(join(__dirname, '.swcrc'), 'utf8')), swcrc: false };
+/** Paths of the ES-module-only packages the service requires (at any depth of node_modules). */
+const ESM_PACKAGES = '.*/node_modules/(jose|@apidevtools/json-schema-ref-parser)/';
+const ESM_ONLY = `^${ESM_PACKAGES}.+\\.js$`;
 const common = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', swc],
-    // jose 6 is ESM only: Node 20.20 requires it natively, Jest's module system does not, so SWC
-    // makes CommonJS of it for the tests (cached after the first run).
-    '^.+/node_modules/jose/.+\\.js$': [
+    // jose 6 and json-schema-ref-parser 15 (under the OpenAPI schema converter) are ESM only: Node
+    // requires them natively, Jest's module system does not, so SWC makes CommonJS of them for the
+    // tests (cached after the first run).
+    [ESM_ONLY]: [
       '@swc/jest',
       {
         swcrc: false,
@@ -23,13 +27,18 @@ const common = {
       },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: [`^(?!${ESM_PACKAGES}).*/node_modules/`],
   testEnvironment: 'node',
   // The fixture-tool project's build (jest.fixture-tool.config.js): compiled copies of src/ and a
   // package.json of the same name, which no test imports.
   // The scratch project's template (test/kit-project/): its suite runs in the scratch project
   // (`npm run test:kit-project`), against the package's tarball.
-  modulePathIgnorePatterns: ['<rootDir>/dist-fixture/', '<rootDir>/test/kit-project/'],
+  // The Node binaries scripts/install-node.sh installs (.node/<line>/, each with its package.json).
+  modulePathIgnorePatterns: [
+    '<rootDir>/dist-fixture/',
+    '<rootDir>/test/kit-project/',
+    '<rootDir>/.node/',
+  ],
 };
 // The Sentinel and Cluster specs start topologies of their own: `npm run test:matrix` runs them.
 const topologySpecs = '/redis-(sentinel|cluster)\\.e2e-spec\\.ts$';
@@ -40,7 +49,9 @@ const notInRedisRun = [
   // The test kit starts the store it is asked for itself.
   '/testing/kit\\.e2e-spec\\.ts$',
   // What no store decides: the build check, the documents, the HTTP server's own limits.
-  '/(ensure-built|newcomer|docs-links|docs-code|typed-client|front-door|openapi|openapi-coverage|max-connections|cors|request-context)\\.e2e-spec\\.ts$',
+  '/(ensure-built|newcomer|docs-links|docs-code|architecture|typed-client|front-door|openapi|openapi-coverage|max-connections|cors|request-context)\\.e2e-spec\\.ts$',
+  // The OpenAPI upstream kind on its own (no store behind it).
+  '/sources/openapi-(upstream|documents)\\.e2e-spec\\.ts$',
 ];
 // Run by `npm run test:matrix` only (test/support/matrix-only.js says which and why).
 const { MATRIX_ONLY } = require('./test/support/matrix-only');

@@ -18,9 +18,11 @@
  * Run with `npm run bench:adversarial` (builds first). Settings: BENCH_ADV_DURATION (5 s per phase),
  * BENCH_ADV_SOLO (20), BENCH_ADV_WARMUP (1 s), BENCH_ADV_KEYS (5000 keys before /health),
  * BENCH_ADV_CLASSES (which classes on SQLite, default all: 0-14), BENCH_ADV_REDIS_CLASSES (default
- * 0,2,5,6,9,10; empty skips Redis), BENCH_APP_DIR (a directory holding a built dist/main.js; default
- * this repository). Everything is bounded in time; children and temporary directories are removed on
- * exit.
+ * 0,2,5,6,9,10; empty skips Redis), BENCH_ADV_WEBHOOKS (the stores of the webhook case,
+ * bench/webhook-isolation.ts: default sqlite,redis; empty skips it), BENCH_ADV_ISSUER (0 skips the
+ * hostile issuer's phase, bench/adversarial-issuer.ts), BENCH_ADV_ISSUER_MB (its answer, 400),
+ * BENCH_APP_DIR (a directory holding a built dist/main.js; default this repository). Everything is
+ * bounded in time; children and temporary directories are removed on exit.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -45,6 +47,18 @@ import {
   tempDir,
   trackChild,
 } from './lib';
+import {
+  issuerPhase,
+  issuerTable,
+  ISSUER_RSS_GOAL_MB,
+  type IssuerResult,
+} from './adversarial-issuer';
+import {
+  WEBHOOK_BENCH_ENV,
+  webhookIsolation,
+  WebhookIsolation,
+  webhookTable,
+} from './webhook-isolation';
 
 const DURATION = num('BENCH_ADV_DURATION', 5);
 const SOLO_N = num('BENCH_ADV_SOLO', 20);
@@ -70,6 +84,9 @@ const SQLITE_CLASSES = classList(
   '0,1,2,3,4,5,6,7,8,9,10,11,12,13,14',
 );
 const REDIS_CLASSES = classList(process.env.BENCH_ADV_REDIS_CLASSES, '0,2,5,6,9,10');
+/** The hostile issuer's phase (bench/adversarial-issuer.ts); `0` skips it. */
+const ISSUER_PHASE = process.env.BENCH_ADV_ISSUER !== '0';
+const WEBHOOK_STORES = (process.env.BENCH_ADV_WEBHOOKS ?? 'sqlite,redis').split(',');
 const GREET = '/api/v1/services/greet';
 /** A route that reads the whole BODY_LIMIT_BYTES (tool routes read 64 KiB): where 1 MB bodies go. */
 const KEYS_ROUTE = '/api/v1/auth/api-keys';
@@ -1031,6 +1048,25 @@ async function runBackend(backend: Backend, ids: number[]): Promise<ClassResult[
   return results;
 }
 
+/** The webhook case on a service of its own (bench/webhook-isolation.ts). */
+async function runWebhooks(
+  backend: Backend,
+): Promise<{ store: string; result: WebhookIsolation }[]> {
+  if (!WEBHOOK_STORES.includes(backend.name)) return [];
+  const svc = new Service({ ...backend, env: { ...backend.env, ...WEBHOOK_BENCH_ENV } });
+  try {
+    await svc.start();
+    log(`[${backend.name}] webhooks: a healthy endpoint beside a hung receiver and a flood`);
+    return [{ store: backend.name, result: await webhookIsolation(svc.port, svc.adminKey()) }];
+  } catch (error) {
+    log(`  failed: ${(error as Error).message}`);
+    return [];
+  } finally {
+    await svc.stop();
+    removeDir(svc.dataDir);
+  }
+}
+
 // ---------------------------------------------------------------- report
 
 const fmt = (x: number | undefined, digits = 1) =>
@@ -1125,21 +1161,25 @@ async function main(): Promise<void> {
   const started = Date.now();
   const machineBefore = machine();
   const results: ClassResult[] = [];
-  results.push(...(await runBackend({ name: 'sqlite', env: {} }, SQLITE_CLASSES)));
-  if (REDIS_CLASSES.length) {
+  const webhooks: { store: string; result: WebhookIsolation }[] = [];
+  const sqlite: Backend = { name: 'sqlite', env: {} };
+  if (SQLITE_CLASSES.length) results.push(...(await runBackend(sqlite, SQLITE_CLASSES)));
+  webhooks.push(...(await runWebhooks(sqlite)));
+  if (REDIS_CLASSES.length || WEBHOOK_STORES.includes('redis')) {
     const redis = await startRedis();
     if (!redis) log('redis-server is not installed: the Redis runs are skipped');
     else {
+      const backend: Backend = { name: 'redis', env: { REDIS_URL: redis.url } };
       try {
-        results.push(
-          ...(await runBackend({ name: 'redis', env: { REDIS_URL: redis.url } }, REDIS_CLASSES)),
-        );
+        if (REDIS_CLASSES.length) results.push(...(await runBackend(backend, REDIS_CLASSES)));
+        webhooks.push(...(await runWebhooks(backend)));
       } finally {
         await redis.stop();
       }
     }
   }
   results.sort((a, b) => a.id - b.id || a.backend.localeCompare(b.backend));
+  const issuer: IssuerResult[] = ISSUER_PHASE ? await issuerPhase(APP_DIR, log) : [];
   const report = {
     date: new Date().toISOString(),
     machine: { ...machineBefore, loadavg1AtEnd: machine().loadavg1 },
@@ -1155,6 +1195,8 @@ async function main(): Promise<void> {
     },
     wallClockS: Math.round((Date.now() - started) / 1000),
     results,
+    issuer,
+    webhooks,
   };
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
@@ -1168,6 +1210,7 @@ async function main(): Promise<void> {
       '',
       ...notes(results),
       '',
+      ...(webhooks.length ? [webhookTable(webhooks), ''] : []),
       `Goal: no REST class costs more than ${COST_GOAL_MS} ms of event loop, no MCP class more than ${MCP_COST_GOAL_MS} ms: ` +
         `${
           hostile.filter((r) => !r.costOk).length
@@ -1186,6 +1229,15 @@ async function main(): Promise<void> {
                 .join(', ')})`
             : 'PASS'
         }`,
+      ...(issuer.length
+        ? [
+            '',
+            issuerTable(issuer),
+            '',
+            `Goal: the server's RSS stays under ${ISSUER_RSS_GOAL_MB} MB while it refuses a hostile issuer's answer, its tokens 503: ` +
+              `${issuer.every((r) => r.ok) ? 'PASS' : 'MISS'}`,
+          ]
+        : []),
       `Wall clock ${report.wallClockS} s; results in bench/results/adversarial-latest.json`,
       '',
     ].join('\n'),

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { AUDIT_STORE } from '../src/audit/audit.stores';
-import { SCOPE_TEMPLATES } from '../src/auth/scopes';
+import { SCOPE_TEMPLATES } from '../src/kernel/auth/scopes';
 import { SystemClock } from '../src/kernel/common/clock';
 import { loadSettings, type Settings } from '../src/kernel/settings/settings';
 import { parseInfo } from '../src/kernel/store/redis/redis.connection';

@@ -25,6 +25,7 @@ export function greetCharge(
     request_id: `5b0c1a52-62b8-4b8e-9d4f-${String(i).padStart(12, '0')}`,
     idempotency_key: null,
     invocation_id: null,
+    source: null,
   };
   const day = entry.at.slice(0, 10);
   return {

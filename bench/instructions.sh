@@ -11,7 +11,11 @@
 #   key), WARM=<requests> (10000), N=<requests> (5000), CONNECTIONS (8), CG_OUT=<file> (keep
 #   the profile), WEBHOOK=1 (a webhook endpoint subscribed to every event, on a loopback port
 #   nothing listens on: what its presence costs a call), RUN=1 (the calls made with the token of a
-#   run of the key, docs/runs-and-ledger.md: what a run costs a call).
+#   run of the key, docs/runs-and-ledger.md: what a run costs a call), START_WAIT=<seconds> (240:
+#   how long the service under valgrind may take to answer /health/live; more on a loaded machine),
+#   ALLOW_NON2XX=<answers> (0: a load with more answers that are not 2xx stops the script, which
+#   prints their statuses; on a machine so loaded that a call under valgrind can pass its deadline,
+#   a few of the N change the count by well under their share of it).
 # Needs valgrind (apt-get install -y valgrind) and, for STORE=redis, redis-server.
 # Run each build in the same go, one after the other; differences under 1 % are noise.
 set -euo pipefail
@@ -58,12 +62,13 @@ PORT=$(free_port)
   valgrind --vgdb=yes --tool=callgrind --instr-atstart=no --callgrind-out-file="$D/cg.out" \
   node --single-threaded dist/main.js >"$D/log" 2>&1) &
 APP_JOB=$!
-for _ in $(seq 240); do
+LIVE=
+for _ in $(seq "${START_WAIT:-240}"); do
   PID=$(pgrep -f "callgrind-out-file=$D/cg.out" | head -1 || true)
-  curl -s -o /dev/null "http://127.0.0.1:$PORT/health/live" && break
+  curl -s -o /dev/null "http://127.0.0.1:$PORT/health/live" && { LIVE=1; break; }
   sleep 1
 done
-[ -n "$PID" ] || { cat "$D/log"; exit 1; }
+[ -n "$PID" ] && [ -n "$LIVE" ] || { echo "the service did not answer /health/live in ${START_WAIT:-240} s (START_WAIT)" >&2; cat "$D/log" >&2; exit 1; }
 if [ "${RUN:-}" = 1 ]; then
   KEY=$(curl -s -X POST "http://127.0.0.1:$PORT/api/v1/runs" -H "Authorization: Bearer $KEY" \
     -H 'Content-Type: application/json' -d '{"budget": 1000000000, "ttl_seconds": 604800}' |
@@ -71,7 +76,7 @@ if [ "${RUN:-}" = 1 ]; then
 fi
 
 load() {
-  (cd "$HERE" && KIND=$KIND PORT=$PORT KEY=$KEY AMOUNT=$1 CONNECTIONS=$CONNECTIONS node -e '
+  (cd "$HERE" && KIND=$KIND PORT=$PORT KEY=$KEY AMOUNT=$1 CONNECTIONS=$CONNECTIONS ALLOW_NON2XX=${ALLOW_NON2XX:-0} node -e '
 const ac = require("autocannon");
 const { KIND, PORT, KEY, AMOUNT, CONNECTIONS } = process.env;
 const greet = { name: "Alice", shout: true };
@@ -88,8 +93,12 @@ const kinds = {
 };
 const [path, headers, body] = kinds[KIND];
 ac({ url: `http://127.0.0.1:${PORT}${path}`, method: "POST", headers, body,
-  connections: Number(CONNECTIONS), amount: Number(AMOUNT) }).then((r) => {
-  if (r.non2xx || r.errors) { console.error(`non-2xx ${r.non2xx}, errors ${r.errors}`); process.exit(1); }
+  connections: Number(CONNECTIONS), amount: Number(AMOUNT), timeout: 120 }).then((r) => {
+  const codes = JSON.stringify(Object.fromEntries(Object.entries(r.statusCodeStats).map(([c, s]) => [c, s.count])));
+  if (r.errors || r.non2xx > Number(process.env.ALLOW_NON2XX || 0)) {
+    console.error(`non-2xx ${r.non2xx}, errors ${r.errors}, statuses ${codes}`); process.exit(1);
+  }
+  if (r.non2xx) console.error(`non-2xx ${r.non2xx} (allowed by ALLOW_NON2XX), statuses ${codes}`);
 });')
 }
 load "$WARM"

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:long-calls`, two parts (`BENCH_LONG_PARTS`, default `compare,burst`).
+ * `npm run bench:long-calls`, three parts (`BENCH_LONG_PARTS`, default `compare,burst,ledger`).
  *
  * `compare`: async at the speed of sync. An `unlimited` key sends flat out, on
  * BENCH_LONG_CONNECTIONS (32) connections for BENCH_LONG_DURATION (10) s, calls of a test tool
@@ -23,6 +23,9 @@
  * Scenarios: the tool's defaults (64 running, 64 waiting: most calls refused at once), and
  * capacity for all of them (`tools.slow.concurrency: 1000` in CONFIG_FILE). SQLite, and Redis
  * when redis-server is on the PATH.
+ *
+ * `ledger`: `/health` while `doctor` reconciles a 100,000-entry ledger and while eight exports
+ * stream it (bench/ledger-load.ts).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -44,8 +47,11 @@ import {
   tempDir,
   trackChild,
 } from './lib';
+import { LEDGER_TABLE_HEAD, ledgerLoad } from './ledger-load';
 
-const PARTS = (process.env.BENCH_LONG_PARTS ?? 'compare,burst').split(',').map((p) => p.trim());
+const PARTS = (process.env.BENCH_LONG_PARTS ?? 'compare,burst,ledger')
+  .split(',')
+  .map((p) => p.trim());
 const CALLS = num('BENCH_LONG_CALLS', 1000);
 const WORK_MS = num('BENCH_LONG_CALL_MS', 5000);
 const CONNECTIONS = num('BENCH_LONG_CONNECTIONS', 32);
@@ -527,6 +533,17 @@ async function main(): Promise<void> {
       );
       console.log('|---|---|---|---|---|---|---|---|---|---|---|');
       for (const row of rows) console.log(row);
+    }
+    if (PARTS.includes('ledger')) {
+      const withRedis = redis && process.env.BENCH_LEDGER_REDIS !== '0';
+      const rows = [
+        ...(await ledgerLoad(undefined)),
+        ...(await ledgerLoad(undefined, 60, ['doctor'])),
+        ...(withRedis ? await ledgerLoad(redis.url) : []),
+        ...(withRedis ? await ledgerLoad(redis.url, 60, ['doctor']) : []),
+      ];
+      console.log('');
+      for (const line of [...LEDGER_TABLE_HEAD, ...rows]) console.log(line);
     }
     console.log(`\nload average at the end: ${machine().loadavg1}`);
   } finally {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:span-cost`: what one recorded span costs in the OpenTelemetry SDK itself, set up
- * as the service sets it up when tracing is on (`NodeSDK`, every call sampled, spans batched and
+ * as the service sets it up when tracing is on (src/tracing/sdk.ts: the tracer provider, every call sampled, spans batched and
  * exported as OTLP/HTTP protobuf to a receiver on loopback), without the service: the floor under
  * what tracing adds to a call (docs/performance.md, "What issue 41 costs greet").
  *
@@ -22,10 +22,8 @@ const CHILDREN = (process.env.BENCH_SPAN_CHILDREN ?? '0,10').split(',').map(Numb
 /** In the child: the traces, then one line of JSON, CPU µs per trace. */
 async function child(children: number): Promise<void> {
   // Loaded after the variables are set, as the service's tracing/start.ts loads the SDK.
-  const { NodeSDK } = await import('@opentelemetry/sdk-node');
+  const { shutdownTracing } = await import('../src/tracing/sdk');
   const api = await import('@opentelemetry/api');
-  const sdk = new NodeSDK({ metricReaders: [], logRecordProcessors: [], instrumentations: [] });
-  sdk.start();
   const tracer = api.trace.getTracer('span-cost');
   const attributes = {
     'db.system.name': 'sqlite',
@@ -61,7 +59,7 @@ async function child(children: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 6_000));
   const before = process.cpuUsage();
   await round(TRACES);
-  await sdk.shutdown(); // the last batches' export, counted
+  await shutdownTracing(); // the last batches' export, counted
   const used = process.cpuUsage(before);
   console.log(JSON.stringify({ children, perTrace: (used.user + used.system) / TRACES }));
 }

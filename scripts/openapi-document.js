@@ -6,11 +6,16 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
-/** The document of the app built under `root`/dist (or in the folder `dist`). */
-async function openApiDocument(root = join(__dirname, '..'), dist = join(root, 'dist')) {
+/**
+ * The document of the app built under `root`/dist (or in the folder `dist`), with `env` added to
+ * the environment while it is built (OAUTH_ISSUERS and PUBLIC_URL: the document with OAuth on).
+ */
+async function openApiDocument(root = join(__dirname, '..'), dist = join(root, 'dist'), env = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'tis-openapi-'));
-  const saved = process.env.DATA_DIR;
-  process.env.DATA_DIR = dir;
+  const saved = Object.fromEntries(
+    ['DATA_DIR', ...Object.keys(env)].map((name) => [name, process.env[name]]),
+  );
+  Object.assign(process.env, env, { DATA_DIR: dir });
   try {
     require('reflect-metadata');
     const { NestFactory } = require(require.resolve('@nestjs/core', { paths: [root] }));
@@ -24,8 +29,10 @@ async function openApiDocument(root = join(__dirname, '..'), dist = join(root, '
       await app.close();
     }
   } finally {
-    if (saved === undefined) delete process.env.DATA_DIR;
-    else process.env.DATA_DIR = saved;
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -9,11 +9,13 @@ import {
   HealthRoutesModule,
   MetricsRoutesModule,
   ToolsRoutesModule,
+  ToolRoutesModule,
   ReportsRoutesModule,
   InvocationsRoutesModule,
   OAuthRoutesModule,
   WebhooksRoutesModule,
   RunsRoutesModule,
+  SourceToolsRoutesModule,
 } from './transports/rest/rest.modules';
 import { ConfigurationModule } from './configuration';
 import { ConsoleModule } from './transports/console/console.module';
@@ -27,6 +29,7 @@ import { StoreModule } from './kernel/store/store.module';
 import { TOOL_MODULES } from './tools';
 import { DoctorModule } from './tools/doctor/doctor.module';
 import { ToolsModule } from './tools/index';
+import { SourcesModule } from './sources';
 import { ApiValidationPipe } from './kernel/validation/validation.pipe';
 
 type Imported = Type | DynamicModule;
@@ -80,6 +83,7 @@ export function rootModule(
           KeysRoutesModule,
           OAuthRoutesModule,
           ToolsRoutesModule,
+          ToolRoutesModule,
           HealthRoutesModule,
           MetricsRoutesModule,
           McpHttpModule,
@@ -89,6 +93,8 @@ export function rootModule(
           ConsoleModule,
           ...tools,
           ...imports,
+          // After every tool module: the sources' tools' route comes after the native ones.
+          SourceToolsRoutesModule,
         ],
         providers: [
           // Every keyed route and tool call: authenticate, scope, rate limit, credits (CallChecks).
@@ -113,6 +119,7 @@ export function rootModule(
           McpModule,
           ...tools,
           ...imports,
+          SourcesModule,
         ],
       };
     case 'cli':

@@ -10,11 +10,14 @@ import { RouteTable } from './kernel/http/route-table';
 import { HTTP_LOGGER } from './logging';
 import { mcpOriginGate } from './transports/mcp/mcp-origin';
 import { MCP_PATH } from './transports/mcp/mcp.controller';
+import { MCP_SOURCE_ROUTE } from './transports/mcp/mcp-source.controller';
 import { requestCounter, MetricsService } from './metrics';
 import { Settings, SETTINGS } from './kernel/settings/settings';
 import { TOOLS_PATH, ToolRegistry } from './tools/index';
 
-const MCP_ROUTE = new RegExp(`^/${MCP_PATH}/?$`, 'i');
+const MCP_ROOT = new RegExp(`^/${MCP_PATH}/?$`, 'i');
+/** Every MCP endpoint: /mcp and a source's own, /mcp/sources/<source>. */
+const isMcp = (path: string) => MCP_ROOT.test(path) || MCP_SOURCE_ROUTE.test(path);
 /** `POST /api/v1/services/<tool>`, as the router matches it (any case, a trailing slash). */
 const TOOL_ROUTE = new RegExp(`^/${TOOLS_PATH}/[^/]+/?$`, 'i');
 
@@ -30,19 +33,19 @@ export function configureApp(app: INestApplication): INestApplication {
   platformOf(app).configure(app, {
     settings,
     log: app.get(HTTP_LOGGER),
-    gate: mcpOriginGate(settings, (path) => MCP_ROUTE.test(path)),
+    gate: mcpOriginGate(settings, isMcp),
     countAnswer: requestCounter(app.get(MetricsService), app.get(ToolRegistry)),
     routes: app.get(RouteTable),
     docsPath: DOCS_PATH,
-    // On /mcp the depth limit applies to a tool call's arguments, inside the batch, message and params.
-    bodyEnvelopeDepth: (path) => (MCP_ROUTE.test(path) ? 3 : 0),
+    // On MCP the depth limit applies to a tool call's arguments, inside the batch, message and params.
+    bodyEnvelopeDepth: (path) => (isMcp(path) ? 3 : 0),
     // A tool's input is small: a body that is not costs a parse in proportion to its size
     // (40,000 unknown keys, 429 KB: some 13 ms of JSON.parse alone), refused unread instead.
     bodyLimitBytes: (path) =>
       TOOL_ROUTE.test(path) ? settings.toolBodyLimitBytes : settings.bodyLimitBytes,
     cors: anyBrowser
       ? corsFor(settings.corsOrigins, {
-          matches: (path) => MCP_ROUTE.test(path),
+          matches: isMcp,
           origins: settings.mcpAllowedOrigins,
         })
       : undefined,

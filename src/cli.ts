@@ -84,7 +84,7 @@ export function buildCli(): Command {
     .option('--json', 'print the report as JSON')
     .action(async (opts: { fix?: boolean; json?: boolean }) => {
       const report = await withContext((app) =>
-        app.get(DoctorService).run(Boolean(opts.fix), CLI_ACTOR),
+        app.get(DoctorService).diagnose(Boolean(opts.fix), CLI_ACTOR),
       );
       if (opts.json) out(line`${JSON.stringify(report)}`);
       else {

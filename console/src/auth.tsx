@@ -4,7 +4,7 @@ import { ApiFailure, api, ok, type Schemas, withRetry } from './api/client';
 import { holds, holdsAnyToolScope } from './scopes';
 import { session } from './session';
 
-export type Me = Schemas['Me'] | Schemas['OAuthMe'];
+export type Me = Schemas['Me'] | Schemas['OAuthMe'] | Schemas['RunMe'];
 
 export interface Signed {
   me: Me;
@@ -29,10 +29,16 @@ interface AuthState {
 
 const AuthContext = createContext<AuthState | null>(null);
 
+/** A key by its name, a principal by its subject, a run (which holds no admin scope) by its label. */
+function nameOf(me: Me): string {
+  if ('kind' in me) return me.label ?? me.run_id;
+  return me.auth_method === 'api_key' ? me.name : me.subject;
+}
+
 function signedAs(me: Me): Signed {
   return {
     me,
-    name: me.auth_method === 'api_key' ? me.name : me.subject,
+    name: nameOf(me),
     canRead: holds(me.scopes, 'admin:read'),
     canWrite: holds(me.scopes, 'admin:write'),
     canCallTools: holdsAnyToolScope(me.scopes),

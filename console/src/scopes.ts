@@ -1,4 +1,4 @@
-/** The service's scope rules (src/auth/scopes.ts), to show only what a key may do. */
+/** The service's scope rules (src/kernel/auth/scopes.ts), to show only what a key may do. */
 export function scopeCovers(held: string, wanted: string): boolean {
   if (held === '*' || held === wanted) return true;
   if (wanted === '*') return false;

@@ -3,8 +3,9 @@ import type { CallerRef, RequestScope } from '../kernel/http/request-scope';
 
 /**
  * Who is acting, for the audit trail: a key over HTTP or MCP, or the operator's CLI, or the
- * service. It is handed down from where the call entered, never read from an async context: on
- * Node 20 one AsyncLocalStorage in use makes every promise of every request pay its hook.
+ * service. It is handed down from where the call entered, never read from an async context: an
+ * AsyncLocalStorage made every promise pay its hook on Node 20, and its `run()` a request is not
+ * shown under 5 % on Node 24 (docs/performance.md, "Judged again on Node 24").
  */
 export interface AuditActor {
   actorKeyId: string | null;

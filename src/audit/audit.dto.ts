@@ -5,7 +5,7 @@ export class AuditEntryView {
   @ApiProperty({
     type: 'integer',
     example: 42,
-    description: 'Increasing; page back with ?before=.',
+    description: 'Increasing; newest first in every page.',
   })
   id: number;
   @ApiProperty({ example: '2025-01-01T12:00:00.000Z' }) at: string;
@@ -49,4 +49,11 @@ export class AuditEntryView {
 export class AuditPage {
   @ApiProperty({ type: [AuditEntryView], description: 'Newest first.' })
   entries: AuditEntryView[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '4120',
+    description: 'While older entries remain: the `cursor` of the next page (null on the last).',
+  })
+  next_cursor: string | null;
 }

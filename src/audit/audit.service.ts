@@ -24,6 +24,9 @@ export const AUDIT_ACTIONS = [
   'run.created',
   'run.updated',
   'run.deleted',
+  'source.created',
+  'source.updated',
+  'source.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -2,6 +2,7 @@
  * The audit feature's public entry: what the other features, the transports, the tools and
  * the processes may use of it. Nothing else of this folder is imported from outside it.
  */
+export { ApiAuditPage, auditPage } from './audit-page';
 export { AuditSearch } from './audit-search';
 export type { AuditFilter } from './audit-search';
 export { AUDIT_LOG_FIELD, Actor, CLI_ACTOR, SYSTEM_ACTOR, callerActor } from './audit.context';

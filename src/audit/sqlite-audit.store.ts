@@ -39,7 +39,7 @@ export class SqliteAuditStore extends AuditStore {
   }
 
   appendAudit(entry: Omit<AuditEntry, 'id'>, keepSince: string): Promise<AuditEntry> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         this.prune.run(keepSince);
         const id = this.append.get({ ...entry, details: JSON.stringify(entry.details) }) as number;
@@ -50,7 +50,7 @@ export class SqliteAuditStore extends AuditStore {
 
   listAudit(query: { before?: number; limit: number; since: string }): Promise<AuditEntry[]> {
     const before = query.before ?? Number.MAX_SAFE_INTEGER;
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       (this.list.all(before, query.since, query.limit) as AuditRow[]).map(toAuditEntry),
     );
   }

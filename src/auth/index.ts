@@ -1,26 +1,8 @@
 /**
- * The auth feature's public entry: what the other features, the transports, the tools and
- * the processes may use of it. Nothing else of this folder is imported from outside it.
+ * The auth feature's public entry: who calls (a key, a principal's access token, a run's token),
+ * as the checks of a call ask it. What every feature shares of auth (scopes, challenges, the route
+ * decorators) is the kernel's: src/kernel/auth/.
  */
-export { BearerErrorCodes, OAuthResource, Public, Scopes } from './auth.decorators';
-export { INSUFFICIENT_PERMISSIONS } from './auth.errors';
-export type { NotAuthenticatedDetail } from './auth.errors';
-export { AuthChallenges } from './challenges';
-export { RESOURCE_METADATA_PATH, resourceUrl } from './protected-resource';
-export type { ResourceName } from './protected-resource';
-export {
-  ANY_TOOL_SCOPE,
-  DEFAULT_SCOPE_TEMPLATE,
-  KNOWN_SCOPES,
-  SCOPE_MEANINGS,
-  SCOPE_TEMPLATES,
-  TOOL_SCOPE_PREFIX,
-  ToolCatalog,
-  WILDCARD_SCOPES,
-  hasAnyScope,
-  hasScope,
-  isValidScope,
-  toolScope,
-  validScopesText,
-} from './scopes';
-export type { Scope, WantedScope } from './scopes';
+export { AuthModule } from './auth.module';
+export { Authentication } from './authentication';
+export type { Authenticated, Credentials } from './authentication';

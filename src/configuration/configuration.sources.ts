@@ -23,7 +23,7 @@ export interface InvalidOverride {
 }
 
 /** The operator's section of CONFIG_FILE (src/kernel/settings/settings.ts reads it); not part of the tree. */
-const OPERATOR_SECTIONS = new Set(['limits', 'tools']);
+const OPERATOR_SECTIONS = new Set(['limits', 'tools', 'sources']);
 
 function walkFile(
   node: Record<string, unknown>,

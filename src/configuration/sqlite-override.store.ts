@@ -23,19 +23,21 @@ export class SqliteOverrideStore extends OverrideStore {
   }
 
   getOverrides(): Promise<Record<string, unknown>> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const rows = this.all.all() as { key: string; value: string }[];
       return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
     });
   }
 
   async setOverride(key: string, value: unknown): Promise<void> {
-    await this.sqlite.run(() => this.set.run(key, JSON.stringify(value), new Date().toISOString()));
+    await this.sqlite.attempt(() =>
+      this.set.run(key, JSON.stringify(value), new Date().toISOString()),
+    );
     this.notifyOverridesChanged();
   }
 
   async deleteOverride(key: string): Promise<void> {
-    await this.sqlite.run(() => this.remove.run(key));
+    await this.sqlite.attempt(() => this.remove.run(key));
     this.notifyOverridesChanged();
   }
 }

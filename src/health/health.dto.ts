@@ -36,9 +36,50 @@ export class RedisHealth {
   nodes?: number;
 }
 
+export type SourceState = 'starting' | 'ready' | 'unavailable' | 'error';
+
+const SOURCE_STATES: SourceState[] = ['starting', 'ready', 'unavailable', 'error'];
+
+/** A source on /health: its state and how many tools it serves now. */
+export interface SourceHealth {
+  state: SourceState;
+  tools: number;
+}
+
+export class SourcesHealth {
+  @ApiProperty({
+    enum: ['ok', 'degraded'],
+    description:
+      '`degraded` while a source is not `ready`. An upstream is not this service: a degraded source leaves `/health` 200 (its calls answer 503 on their own).',
+  })
+  status: 'ok' | 'degraded';
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      properties: {
+        state: { type: 'string', enum: SOURCE_STATES },
+        tools: { type: 'integer', minimum: 0 },
+      },
+      required: ['state', 'tools'],
+    },
+    example: { everything: { state: 'ready', tools: 12 } },
+    description:
+      "Each source of this instance by name: its state and how many tools it serves (its error is doctor's).",
+  })
+  sources: Record<string, SourceHealth>;
+}
+
 class HealthComponents {
   @ApiProperty({ type: StoreHealth }) store: StoreHealth;
   @ApiProperty({ type: RedisHealth }) redis: RedisHealth;
+  @ApiProperty({
+    type: SourcesHealth,
+    required: false,
+    description: 'Where the process runs sources (the server).',
+  })
+  sources?: SourcesHealth;
 }
 
 export class HealthView {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { SourcesModule } from '../sources';
 import { HealthService } from './health.service';
 
-@Module({ providers: [HealthService], exports: [HealthService] })
+@Module({ imports: [SourcesModule], providers: [HealthService], exports: [HealthService] })
 export class HealthModule {}

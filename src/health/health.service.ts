@@ -1,8 +1,9 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { withTimeout } from '../kernel/common/timeout';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { Store, StoreTopology } from '../kernel/store/store';
-import type { ComponentStatus, HealthView, RedisHealth } from './health.dto';
+import { SourcesService } from '../sources';
+import type { ComponentStatus, HealthView, RedisHealth, SourcesHealth } from './health.dto';
 
 /** A check that takes longer than this counts as failed: a probe must answer, even about a hung store. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -10,7 +11,10 @@ const CHECK_TIMEOUT_MS = 2000;
 /**
  * The service's health as a load balancer or an operator sees it: the store answers a ping and a
  * read, Redis (when configured) answers, and the service is not stopping. A probe costs the same
- * with ten keys or a million: the full integrity check is doctor's.
+ * with ten keys or a million: the full integrity check is doctor's. The sources' states are shown
+ * beside (`components.sources`) and never make the answer 503: an upstream that fails is not this
+ * instance failing, and a load balancer taking every instance out for it would stop every other
+ * tool too (docs/decisions.md).
  */
 @Injectable()
 export class HealthService implements BeforeApplicationShutdown {
@@ -21,6 +25,7 @@ export class HealthService implements BeforeApplicationShutdown {
   constructor(
     private readonly store: Store,
     @Inject(SETTINGS) private readonly settings: Settings,
+    @Optional() private readonly sources?: SourcesService,
   ) {}
 
   async check(now = new Date()): Promise<HealthView> {
@@ -31,8 +36,25 @@ export class HealthService implements BeforeApplicationShutdown {
       status: healthy ? 'ok' : 'degraded',
       version: this.settings.version,
       timestamp: now.toISOString(),
-      components: { store: { status: store }, redis },
+      components: {
+        store: { status: store },
+        redis,
+        ...(this.sources ? { sources: this.sourcesHealth(this.sources) } : {}),
+      },
     };
+  }
+
+  /** Each source's state and tools now; `degraded` while one is not ready. */
+  private sourcesHealth(running: SourcesService): SourcesHealth {
+    const sources: SourcesHealth['sources'] = {};
+    let ready = true;
+    for (const source of running
+      .list()
+      .sort((a, b) => (a.definition.name < b.definition.name ? -1 : 1))) {
+      sources[source.definition.name] = { state: source.state, tools: source.tools.length };
+      ready &&= source.state === 'ready';
+    }
+    return { status: ready ? 'ok' : 'degraded', sources };
   }
 
   /** Redis holds the shared state when configured, so its health is the store's, with the topology the probe saw. */

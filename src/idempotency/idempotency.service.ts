@@ -8,6 +8,7 @@ import {
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiError } from '../kernel/errors/api-error';
 import { Clock } from '../kernel/common/clock';
+import { Periodic } from '../kernel/common/periodic';
 import { retryAfterText } from '../limits';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { IdempotencyBegin, IdempotencyClaim, IdempotencyStore } from './idempotency.store';
@@ -69,7 +70,12 @@ export function fingerprint(body: unknown): string {
 @Injectable()
 export class IdempotencyService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Idempotency');
-  private purging?: NodeJS.Timeout;
+  // At start-up too: a store that was down for a while (or a key revoked since) holds expired answers.
+  private readonly purging = new Periodic({
+    everyMs: IDEMPOTENCY_PURGE_MS,
+    work: () => this.purgeExpired(),
+    onError: () => undefined,
+  });
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -78,13 +84,11 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   ) {}
 
   onApplicationBootstrap(): void {
-    // At start-up too: a store that was down for a while (or a key revoked since) holds expired answers.
-    void this.purgeExpired();
-    this.purging = setInterval(() => void this.purgeExpired(), IDEMPOTENCY_PURGE_MS).unref();
+    this.purging.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.purging);
+  onApplicationShutdown(): Promise<void> {
+    return this.purging.stop();
   }
 
   /** Forgets the expired answers of every key, revoked ones too; never throws (logged). */

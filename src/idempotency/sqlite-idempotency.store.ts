@@ -85,7 +85,7 @@ export class SqliteIdempotencyStore extends IdempotencyStore {
     caps: IdempotencyCaps,
   ): Promise<IdempotencyBegin> {
     const { keyId, scope, fingerprint, token, markerBytes } = claim;
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db
         .transaction((): IdempotencyBegin => {
           const expired = this.stmt.idemPrune.all(keyId, nowMs) as { bytes: number }[];
@@ -122,7 +122,7 @@ export class SqliteIdempotencyStore extends IdempotencyStore {
 
   /** A read; the key's expired entries are forgotten (a write) only when it looks full. */
   fullUntil(keyId: string, nowMs: number, caps: IdempotencyCaps): Promise<number | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       if (!this.isFull(keyId, caps)) return undefined;
       return this.sqlite.db
         .transaction(() => {
@@ -156,7 +156,7 @@ export class SqliteIdempotencyStore extends IdempotencyStore {
     keepUntilMs: number,
     answerBytes: number,
   ): Promise<void> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         const { changes } = this.stmt.idemComplete.run(
           status,
@@ -173,7 +173,7 @@ export class SqliteIdempotencyStore extends IdempotencyStore {
   }
 
   releaseIdempotent(claim: IdempotencyClaim): Promise<void> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         const gone = this.stmt.idemRelease.all(claim.keyId, claim.scope, claim.token) as {
           bytes: number;
@@ -187,7 +187,7 @@ export class SqliteIdempotencyStore extends IdempotencyStore {
   async purgeIdempotent(nowMs: number): Promise<number> {
     let purged = 0;
     for (;;) {
-      const slice = await this.sqlite.run(() =>
+      const slice = await this.sqlite.attempt(() =>
         this.sqlite.db.transaction(() => {
           const gone = this.stmt.idemPurgeSlice.all(nowMs) as { key_id: string; bytes: number }[];
           const byKey = new Map<string, { entries: number; bytes: number }>();

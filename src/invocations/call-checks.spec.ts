@@ -1,14 +1,14 @@
 import type { QuotaThresholds } from '../webhooks';
 import type { DiscoveryService } from '@nestjs/core';
-import type { AuthChallenges } from '../auth';
-import { insufficientPermissions } from '../auth/auth.errors';
+import type { AuthChallenges } from '../kernel/auth/challenges';
+import { insufficientPermissions } from '../kernel/auth/auth.errors';
 import type { IdempotencyCheck, IdempotencyEntry, IdempotencyService } from '../idempotency';
 import { ApiError } from '../kernel/errors/api-error';
 import { SubjectRecordChanged } from '../limits/call-counter';
 import type { Charge, LimitsService } from '../limits';
 import type { AuthenticatedKey } from '../subjects/caller';
 import type { ToolRegistry } from '../tools/index';
-import type { Authentication } from './authentication';
+import type { Authentication } from '../auth';
 import type { Call } from './call';
 import type { CallCheck } from './call-check';
 import { CallChecks } from './call-checks';
@@ -44,7 +44,7 @@ class Scene {
       },
     } as unknown as Authentication;
     const challenges = {
-      insufficientScope: () => insufficientPermissions(),
+      insufficientScope: () => insufficientPermissions({}),
     } as unknown as AuthChallenges;
     const registry = {
       get: (name: string) => ({ name, runtime: { cost: 2, timeoutMs: 1000 } }),
@@ -181,7 +181,7 @@ describe('CallChecks', () => {
   it('makes a 403 again on the record itself, and only a 403 made on a cached copy', async () => {
     const scene = new Scene();
     scene.added = () => {
-      throw insufficientPermissions();
+      throw insufficientPermissions({});
     };
     await expect(scene.checks().check(toolCall())).rejects.toMatchObject({ status: 403 });
     expect(scene.reads).toEqual([false, true]);

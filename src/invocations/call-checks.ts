@@ -1,6 +1,7 @@
 import { HttpException, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { AuthChallenges, hasAnyScope } from '../auth';
+import { AuthChallenges } from '../kernel/auth/challenges';
+import { hasAnyScope } from '../kernel/auth/scopes';
 import { IdempotencyCheck, IdempotencyEntry, IdempotencyService } from '../idempotency';
 import { discoverInOrder } from '../kernel/common/discovery';
 import { Charge, LimitsService, SubjectRecordChanged } from '../limits';
@@ -10,7 +11,7 @@ import type { Caller } from '../subjects';
 import { ToolRegistry } from '../tools/index';
 import { QuotaThresholds } from '../webhooks';
 import { AtCapacity, shareHolder } from './at-capacity';
-import { Authentication } from './authentication';
+import { Authentication } from '../auth';
 import type { Call, CallResponse } from './call';
 import { CallCheck } from './call-check';
 import { ToolSlots } from './tool-slots';
@@ -135,7 +136,7 @@ export class CallChecks implements OnModuleInit {
       idempotent: call.idempotencyKey !== undefined,
       rateLimitCounted: call.rateLimitCounted === true,
       admitted: call.tool === undefined || admission !== undefined,
-      ledger: call.tool === undefined ? undefined : ledgerContext(call),
+      ledger: call.tool === undefined ? undefined : ledgerContext(call, tool?.source),
     });
     Object.assign(response.headers, headers);
 
@@ -173,12 +174,13 @@ export class CallChecks implements OnModuleInit {
 const LEDGER_TRANSPORTS = { rest: 'rest', 'mcp-http': 'mcp', 'mcp-stdio': 'stdio' } as const;
 
 /** How a tool call came, as its ledger entry tells it. */
-function ledgerContext(call: Call): LedgerContext {
+function ledgerContext(call: Call, source: string | undefined): LedgerContext {
   return {
     transport: LEDGER_TRANSPORTS[call.transport],
     request_id: call.requestId ?? null,
     idempotency_key: typeof call.idempotencyKey === 'string' ? call.idempotencyKey : null,
     invocation_id: call.background ?? null,
+    source: source ?? null,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Caller } from '../subjects';
-import type { ResourceName, WantedScope } from '../auth';
+import type { ResourceName } from '../kernel/auth/protected-resource';
+import type { WantedScope } from '../kernel/auth/scopes';
 import type { QuotaState } from '../limits';
 
 /** How a call arrived: an HTTP route (REST, and the /mcp POST itself), or an MCP tools/call. */

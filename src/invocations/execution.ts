@@ -1,4 +1,4 @@
-import { inToolSpan, ToolRunFacts, tracingOn } from '../tracing';
+import { spans } from '../tracing';
 import { Injectable, Optional } from '@nestjs/common';
 import type { Caller } from '../subjects';
 import { ApiError } from '../kernel/errors/api-error';
@@ -91,7 +91,7 @@ export class ToolExecution {
   constructor(@Optional() private readonly metrics?: MetricsService) {}
 
   /** The call run, in its span `execute_tool {tool}` when tracing is on (docs/observability.md). */
-  run(
+  execute(
     tool: RegisteredTool,
     input: object,
     actor: ToolActor,
@@ -100,20 +100,19 @@ export class ToolExecution {
     progress?: ProgressSink,
     watch?: ClientWatch,
   ): Promise<unknown> {
-    if (!tracingOn) return this.execute(tool, input, actor, control, admission, progress, watch);
-    const facts: ToolRunFacts = {
+    const facts = {
       tool: tool.name,
       callerKind: actor.caller.kind,
       callerId: actor.caller.id,
       cost: tool.runtime.cost,
       input,
     };
-    return inToolSpan(facts, () =>
-      this.execute(tool, input, actor, control, admission, progress, watch),
+    return spans.tool(facts, () =>
+      this.perform(tool, input, actor, control, admission, progress, watch),
     );
   }
 
-  private async execute(
+  private async perform(
     tool: RegisteredTool,
     input: object,
     actor: ToolActor,

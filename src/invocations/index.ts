@@ -2,6 +2,7 @@
  * The invocations feature's public entry: what the other features, the transports, the tools and
  * the processes may use of it. Nothing else of this folder is imported from outside it.
  */
+export { AtCapacity } from './at-capacity';
 export { CallControl } from './call-control';
 export { Accepted, PostRefused } from './call-io';
 export type { CallIo, ToolCaller } from './call-io';
@@ -9,6 +10,7 @@ export type { CallResponse, Call } from './call';
 export { CallCheck } from './call-check';
 export { CallChecks } from './call-checks';
 export type { AdmittedCall } from './call-checks';
+export type { ClientWatch } from './execution';
 export { INVOCATION_KEEP_MS, newInvocationId, ownsInvocation } from './invocation-records';
 export { CountsOwnRateLimit } from './invocation.decorators';
 export { InvocationView } from './invocation.dto';
@@ -19,6 +21,7 @@ export type { InvocationPosition, InvocationRecord, InvocationStatus } from './i
 export {
   INVOCATIONS_PATH,
   INVOCATION_ID,
+  invocationLocation,
   invocationView,
   invocationsAfter,
   isFinished,

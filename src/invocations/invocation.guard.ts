@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { BearerErrorCodes, OAuthResource, Public, Scopes } from '../auth';
+import { BearerErrorCodes, OAuthResource, Public, Scopes } from '../kernel/auth/auth.decorators';
 import type { ApiRequest } from '../subjects';
-import type { ResourceName, WantedScope } from '../auth';
+import type { ResourceName } from '../kernel/auth/protected-resource';
+import type { WantedScope } from '../kernel/auth/scopes';
 import { HttpExchange } from '../kernel/http/http-exchange';
 import { ToolRoute } from '../tools/index';
 import { CallResponse } from './call';

@@ -10,22 +10,21 @@ import { InvocationEvents } from './invocation-events';
 import { IdempotencyModule } from '../idempotency';
 import { InvocationStore } from './invocation.store';
 import { INVOCATION_STORES } from './invocation.stores';
-import { Authentication } from './authentication';
+import { AuthModule } from '../auth';
 import { CallChecks } from './call-checks';
 import { ToolExecution } from './execution';
 import { CallSettlement } from './call-settlement';
 import { LongRunningCalls } from './long-running-calls';
 import { ToolSlots } from './tool-slots';
-import { ToolRunner } from '../tools/index';
 import { ToolInvoker } from './tool.invoker';
-import { ToolRoutes } from './tool-routes';
 import { RunCalls } from './run-calls';
 
 /**
  * The checks of every call (CallChecks: authentication, scope, the modules' own, admission, rate
- * limit, idempotency, capacity, credits), the REST adapter of keyed routes (InvocationGuard, registered as the global guard by the root module),
- * and the runtime of a tool call (ToolInvoker) that the tool routes and both MCP transports adapt
- * to. Global: every tool module's routes reach their runtime as the ToolRunner.
+ * limit, idempotency, capacity, credits), the REST adapter of keyed routes (InvocationGuard,
+ * registered as the global guard by the root module), and the runtime of a tool call (ToolInvoker)
+ * that the REST tool routes (src/transports/rest/tool-routes.ts) and both MCP transports adapt to.
+ * Global: every transport of the process reaches the one runtime.
  */
 @Global()
 @Module({
@@ -37,10 +36,10 @@ import { RunCalls } from './run-calls';
     IdempotencyModule,
     WebhooksModule,
     RunsModule,
+    AuthModule,
   ],
   providers: [
     ...INVOCATION_STORES,
-    Authentication,
     CallChecks,
     ToolSlots,
     ToolExecution,
@@ -50,14 +49,11 @@ import { RunCalls } from './run-calls';
     RunCalls,
     InvocationGuard,
     ToolInvoker,
-    ToolRoutes,
-    { provide: ToolRunner, useExisting: ToolRoutes },
   ],
   exports: [
     CallChecks,
     InvocationGuard,
     ToolInvoker,
-    ToolRunner,
     LongRunningCalls,
     ToolExecution,
     InvocationStore,

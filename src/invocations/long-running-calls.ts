@@ -1,4 +1,4 @@
-import { inBackgroundSpan, tracingOn } from '../tracing';
+import { spans } from '../tracing';
 import {
   BeforeApplicationShutdown,
   Inject,
@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../kernel/common/clock';
+import { Periodic } from '../kernel/common/periodic';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { ACTIVE_STATUSES, InvocationRecord, InvocationStore } from './invocation.store';
 import type { RegisteredTool } from '../tools/index';
@@ -56,10 +57,10 @@ export class LongRunningCalls
   readonly instance = randomBytes(8).toString('hex');
   private readonly logger = new Logger('Invocations');
   private readonly running = new Map<string, Running>();
-  private timer?: NodeJS.Timeout;
   private sweptAt = 0;
   private purgedAt = 0;
   private stopping = false;
+  private readonly upkeep: Periodic;
 
   constructor(
     private readonly store: InvocationStore,
@@ -70,13 +71,18 @@ export class LongRunningCalls
     private readonly runCalls: RunCalls,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
-  ) {}
+  ) {
+    this.upkeep = new Periodic({
+      everyMs: settings.invocations.renewMs,
+      work: () => this.tick(),
+      onError: (error) =>
+        this.logger.warn({ err: error }, 'Long-running calls: the store could not be reached'),
+    });
+  }
 
   onApplicationBootstrap(): void {
     this.store.onCancel((id) => this.running.get(id)?.control.stop('cancelled'));
-    void this.tick();
-    this.timer = setInterval(() => void this.tick(), this.settings.invocations.renewMs);
-    this.timer.unref();
+    this.upkeep.start();
   }
 
   /** Whether this instance takes new background calls (not once it shuts down). */
@@ -99,7 +105,7 @@ export class LongRunningCalls
       throw error;
     }
     const drive = () => this.drive(record, spec, control);
-    this.track(record, control, tracingOn ? inBackgroundSpan(id, spec, drive) : drive());
+    this.track(record, control, spans.background(id, spec, drive));
     return record;
   }
 
@@ -183,8 +189,8 @@ export class LongRunningCalls
     await all();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onApplicationShutdown(): Promise<void> {
+    return this.upkeep.stop();
   }
 
   /**
@@ -213,10 +219,9 @@ export class LongRunningCalls
     }
     control.deadline(spec.tool.runtime.timeoutMs);
     const progress = progressWriter(this.store, record.id);
-    const changes = await outcomeOf(
-      spec.tool,
-      this.execution.run(spec.tool, spec.input, spec.actor, control, spec.admission, progress.sink),
-    );
+    const { tool, input, actor, admission } = spec;
+    const execution = this.execution.execute(tool, input, actor, control, admission, progress.sink);
+    const changes = await outcomeOf(tool, execution);
     // The last report stands in the final record, whatever was written before.
     return { changes: { ...changes, ...progress.last() }, refund: false, settles: true };
   }
@@ -269,29 +274,26 @@ export class LongRunningCalls
    * an announcement be lost). In any case, now and then: sweeps the calls of stopped instances,
    * purges expired ones. An idle instance writes nothing but the hourly purge.
    */
+  /** The lease renewed, cancels read, orphans swept and old records purged, when each is due. */
   private async tick(): Promise<void> {
     const now = Date.now();
     const sweep = now - this.sweptAt >= Math.min(SWEEP_MS, this.settings.invocations.leaseMs / 3);
-    try {
-      if (this.running.size) {
-        await this.store.renew(this.instance, now + this.settings.invocations.leaseMs);
-        if (sweep || !this.store.announcesCancels) {
-          for (const id of await this.store.cancelsAmong([...this.running.keys()])) {
-            this.running.get(id)?.control.stop('cancelled');
-          }
+    if (this.running.size) {
+      await this.store.renew(this.instance, now + this.settings.invocations.leaseMs);
+      if (sweep || !this.store.announcesCancels) {
+        for (const id of await this.store.cancelsAmong([...this.running.keys()])) {
+          this.running.get(id)?.control.stop('cancelled');
         }
       }
-      if (sweep) {
-        this.sweptAt = now;
-        const orphans = await this.store.orphans(now, this.youngSince(), 100);
-        for (const record of orphans) await this.settlement.orphaned(record);
-      }
-      if (now - this.purgedAt >= 3_600_000) {
-        this.purgedAt = now;
-        await this.store.purge(this.clock.now().getTime());
-      }
-    } catch (error) {
-      this.logger.warn({ err: error }, 'Long-running calls: the store could not be reached');
+    }
+    if (sweep) {
+      this.sweptAt = now;
+      const orphans = await this.store.orphans(now, this.youngSince(), 100);
+      for (const record of orphans) await this.settlement.orphaned(record);
+    }
+    if (now - this.purgedAt >= 3_600_000) {
+      this.purgedAt = now;
+      await this.store.purge(this.clock.now().getTime());
     }
   }
 }

@@ -152,7 +152,7 @@ export class SqliteInvocationStore extends InvocationStore {
   }
 
   get(id: string): Promise<InvocationRecord | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const row = this.stmt.byId.get(id) as InvocationRow | undefined;
       return row && toRecord(row);
     });
@@ -193,7 +193,7 @@ export class SqliteInvocationStore extends InvocationStore {
       `SELECT * FROM invocations WHERE ${where.join(' AND ')}
        ORDER BY created_at DESC, id DESC LIMIT @limit`,
     );
-    return this.sqlite.run(() => (statement.all(params) as InvocationRow[]).map(toRecord));
+    return this.sqlite.attempt(() => (statement.all(params) as InvocationRow[]).map(toRecord));
   }
 
   update(
@@ -230,7 +230,7 @@ export class SqliteInvocationStore extends InvocationStore {
 
   cancelsAmong(ids: readonly string[]): Promise<string[]> {
     if (!ids.length) return Promise.resolve([]);
-    return this.sqlite.run(() => this.stmt.cancels.all(JSON.stringify(ids)) as string[]);
+    return this.sqlite.attempt(() => this.stmt.cancels.all(JSON.stringify(ids)) as string[]);
   }
 
   /** One process holds the embedded store: a cancel asked here is seen by the caller directly. */
@@ -246,14 +246,14 @@ export class SqliteInvocationStore extends InvocationStore {
   }
 
   alive(instance: string, nowMs: number): Promise<boolean> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const until = this.stmt.alive.get(instance) as number | undefined;
       return until !== undefined && until > nowMs;
     });
   }
 
   orphans(nowMs: number, createdBefore: string, limit: number): Promise<InvocationRecord[]> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       (this.stmt.orphans.all(nowMs, createdBefore, limit) as InvocationRow[]).map(toRecord),
     );
   }

@@ -11,7 +11,7 @@ import type { RegisteredTool } from '../tools/index';
 import { Accepted, asJsonBody, CallIo, PostRefused, replayedAnswer, ToolCaller } from './call-io';
 
 export { Accepted, type CallIo, PostRefused, type ToolCaller } from './call-io';
-import { ANY_TOOL_SCOPE, toolScope } from '../auth';
+import { ANY_TOOL_SCOPE, toolScopes } from '../kernel/auth/scopes';
 import { ApiValidationPipe } from '../kernel/validation/validation.pipe';
 import { nestedDeeperThan } from '../kernel/common/plain-object';
 import { CallResponse, Call } from './call';
@@ -41,7 +41,7 @@ function chargedOf({ charge }: AdmittedCall): ChargedCredits | undefined {
  * scope, admission, rate limit, idempotency, capacity, credits), then validation by the same pipe,
  * the tool within its deadline and slot (ToolExecution), and its kept answer (its
  * IdempotencyEntry); or, for a call to run in the background, its invocation (LongRunningCalls).
- * REST's tool routes come here (ToolRoutes), and so do MCP over HTTP and stdio (invoke); errors
+ * REST's tool routes come here (ToolRoutes, src/transports/rest/tool-routes.ts), and so do MCP over HTTP and stdio (invoke); errors
  * are REST's, for the transport to translate.
  */
 @Injectable()
@@ -77,7 +77,7 @@ export class ToolInvoker {
         authorization: caller.authorization,
         client: caller.client,
         requestId: caller.requestId,
-        scopes: [toolScope(tool.name)],
+        scopes: toolScopes(tool),
         tool: tool.name,
         bearerErrorCodes: false,
         resource: caller.resource,
@@ -87,7 +87,7 @@ export class ToolInvoker {
         rateLimitCounted: caller.rateLimitCounted,
         background: io.background?.id,
       };
-      const body = await this.run(call, tool, args, io, answer).catch((error: unknown) =>
+      const body = await this.invokeCall(call, tool, args, io, answer).catch((error: unknown) =>
         this.replayed(error),
       );
       this.metrics?.observeToolCall(
@@ -138,7 +138,7 @@ export class ToolInvoker {
    * Runs a call to a tool: its checks, validation, then the tool (or, for a call to run in the
    * background, its invocation) and its kept answer. Errors are REST's (the transport's to turn).
    */
-  async run(
+  async invokeCall(
     call: Call,
     tool: RegisteredTool,
     args: unknown,
@@ -187,7 +187,7 @@ export class ToolInvoker {
       );
     }
     try {
-      const result = await this.execution.run(
+      const result = await this.execution.execute(
         tool,
         input,
         actor,
@@ -272,6 +272,7 @@ export class ToolInvoker {
   }
 
   private validate(tool: RegisteredTool, args: unknown): Promise<object> {
+    if (tool.validateInput) return Promise.resolve(tool.validateInput(args));
     return this.validation.transform(args, {
       type: 'body',
       metatype: tool.input,

@@ -21,6 +21,8 @@ export interface LedgerEntry {
   request_id: string | null;
   idempotency_key: string | null;
   invocation_id: string | null;
+  /** The source a source's tool came from (src/sources/); null for a native tool. */
+  source: string | null;
 }
 
 /**
@@ -48,6 +50,20 @@ export function ledgerIdMs(id: string): number {
   return parseInt(id.slice(3, 15), 16);
 }
 
+/** The UTC day (YYYY-MM-DD) an entry of this id was made on. */
+export function ledgerDayOfId(id: string): string {
+  return new Date(ledgerIdMs(id)).toISOString().slice(0, 10);
+}
+
+/**
+ * An entry as the counting step hands it to the ledger's writer: with the day of the counters it
+ * counts on (a charge's day; for a refund, the day of the charge it gives back).
+ */
+export interface LedgerWrite {
+  entry: NewLedgerEntry;
+  day: string;
+}
+
 /** An entry as written, with its time (from its id), its fields in their order. */
 export function withTime(entry: NewLedgerEntry): LedgerEntry {
   return {
@@ -62,6 +78,8 @@ export function withTime(entry: NewLedgerEntry): LedgerEntry {
     request_id: entry.request_id,
     idempotency_key: entry.idempotency_key,
     invocation_id: entry.invocation_id,
+    // Entries written before sources were have none (Redis keeps their JSON as it was).
+    source: entry.source ?? null,
   };
 }
 
@@ -96,6 +114,7 @@ export const LEDGER_COLUMNS = [
   'request_id',
   'idempotency_key',
   'invocation_id',
+  'source',
 ] as const;
 
 /** An entry as a row of LEDGER_COLUMNS. */
@@ -121,12 +140,13 @@ export function entryOfRow(row: StoredRow): LedgerEntry {
     request_id: row.request_id === null ? null : String(row.request_id),
     idempotency_key: row.idempotency_key === null ? null : String(row.idempotency_key),
     invocation_id: row.invocation_id === null ? null : String(row.invocation_id),
+    source: row.source === null || row.source === undefined ? null : String(row.source),
   });
 }
 
 /**
- * The ledger's table on the embedded store. Written by the usage store on its counters connection,
- * in the transaction that counts the call; `id` orders it by time (and holds it: no `at` column),
+ * The ledger's tables on the embedded store. Written by the ledger's writer (SqliteLedgerWriter),
+ * which the usage store calls on its counters connection, in the transaction that counts the call; `id` orders it by time (and holds it: no `at` column),
  * a subject's id its kind.
  */
 export const LEDGER_MIGRATIONS = [
@@ -145,12 +165,27 @@ export const LEDGER_MIGRATIONS = [
      idempotency_key TEXT,
      invocation_id TEXT
    ) WITHOUT ROWID;`,
+  // Issue 61: the source of a source's tool (null for a native tool).
+  `ALTER TABLE ledger_entries ADD COLUMN source TEXT;`,
+  // What a subject's entries sum to on each day of the counters (a refund on its charge's day),
+  // added to in the transaction that writes the entries: what doctor reconciles the counters with,
+  // without reading the entries. Filled once from the entries already there (a refund on its own
+  // day then).
+  `CREATE TABLE ledger_days (
+     day TEXT NOT NULL,
+     subject_id TEXT NOT NULL,
+     credits INTEGER NOT NULL,
+     entries INTEGER NOT NULL,
+     PRIMARY KEY (day, subject_id)
+   ) WITHOUT ROWID;
+   INSERT INTO ledger_days (day, subject_id, credits, entries)
+     SELECT ledger_day(id), subject_id, SUM(credits), COUNT(*) FROM ledger_entries GROUP BY 1, 2;`,
 ];
 
 /** The INSERT of one entry, its values as ledgerValues gives them. */
 export const INSERT_LEDGER_ENTRY = `INSERT INTO ledger_entries (id, subject_id, external_id, run_id,
-    tool, credits, kind, transport, request_id, idempotency_key, invocation_id)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    tool, credits, kind, transport, request_id, idempotency_key, invocation_id, source)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** An entry's values for INSERT_LEDGER_ENTRY, field by field (no row object between). */
 export function ledgerValues(entry: NewLedgerEntry): (string | number | null)[] {
@@ -166,18 +201,25 @@ export function ledgerValues(entry: NewLedgerEntry): (string | number | null)[] 
     entry.request_id,
     entry.idempotency_key,
     entry.invocation_id,
+    entry.source ?? null,
   ];
 }
 
 /**
  * Redis: a subject's entries live in its hash tag, beside its counters, written by the script that
- * counts the call: `{<subject>}:ledger` (hash: id -> the entry's JSON) and `{<subject>}:ledger:ids`
- * (zset, score 0, by id: by time). The time index `{ledger}:index` (zset, score 0, members
- * `<id> <subject id>`) is written right after; a page by time across subjects reads it.
+ * counts the call (through the ledger's writer, LEDGER_WRITE_LUA): `{<subject>}:ledger` (hash: id
+ * -> the entry's JSON), `{<subject>}:ledger:ids` (zset, score 0, by id: by time) and
+ * `{<subject>}:ledger:day:<day>` (hash: `credits`, `entries`: what its entries of that counters'
+ * day sum to). The time index `{ledger}:index` (zset, score 0, members `<id> <subject id>`) and
+ * `{ledger}:subjects:<day>` (hash: subject id -> its entries of the day in the index) are written
+ * beside it, or right after on a Cluster; a page by time across subjects reads the index, doctor
+ * the day sums.
  */
 export const LedgerKeys = {
   entries: (subjectId: string) => `{${subjectId}}:ledger`,
   ids: (subjectId: string) => `{${subjectId}}:ledger:ids`,
+  day: (subjectId: string, day: string) => `{${subjectId}}:ledger:day:${day}`,
   index: '{ledger}:index',
+  subjects: (day: string) => `{ledger}:subjects:${day}`,
   indexMember: (entry: Pick<NewLedgerEntry, 'id' | 'subject'>) => `${entry.id} ${entry.subject.id}`,
 };

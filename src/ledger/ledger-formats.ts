@@ -23,7 +23,7 @@ export function csvLine(entry: LedgerEntry): string {
     `${csvField(entry.id)},${csvField(entry.at)},${subject.kind},${csvField(subject.id)},` +
     `${csvField(subject.external_id)},${csvField(entry.run_id)},${csvField(entry.tool)},` +
     `${entry.credits},${entry.kind},${entry.transport},${csvField(entry.request_id)},` +
-    `${csvField(entry.idempotency_key)},${csvField(entry.invocation_id)}\r\n`
+    `${csvField(entry.idempotency_key)},${csvField(entry.invocation_id)},${csvField(entry.source)}\r\n`
   );
 }
 

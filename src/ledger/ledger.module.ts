@@ -1,16 +1,24 @@
 import { Module } from '@nestjs/common';
 import { Clock, SystemClock } from '../kernel/common/clock';
+import { LedgerExports } from './ledger-exports';
 import { LEDGER_STORES } from './ledger.stores';
 import { LedgerService } from './ledger.service';
 import { LedgerUpkeep } from './ledger.upkeep';
 
 /**
- * Reading the ledger: its pages and ranges (the usage store writes it, src/limits/). It imports no
- * feature: the limits import its entry's shape, so it cannot import theirs.
+ * The ledger: its writers (SqliteLedgerWriter, and LEDGER_WRITE_LUA on Redis), which the usage
+ * store's counting step calls in its own transaction or script (src/limits/); reading it, its pages
+ * and ranges, and the places of its whole-range exports. It imports no feature: the limits import
+ * its writers, so it cannot import theirs.
  */
 @Module({
-  providers: [...LEDGER_STORES, LedgerService, { provide: Clock, useClass: SystemClock }],
-  exports: [LedgerService, ...LEDGER_STORES, Clock],
+  providers: [
+    ...LEDGER_STORES,
+    LedgerService,
+    LedgerExports,
+    { provide: Clock, useClass: SystemClock },
+  ],
+  exports: [LedgerService, LedgerExports, ...LEDGER_STORES, Clock],
 })
 export class LedgerModule {}
 

@@ -56,6 +56,7 @@ function entry(atMs: number, made: Made = {}): LedgerEntry {
     request_id: `req-${atMs}`,
     idempotency_key: null,
     invocation_id: null,
+    source: null,
   };
 }
 
@@ -271,6 +272,36 @@ onBothBackends('the ledger', ON_ONE_BACKEND, (current, kind) => {
     expect((await ledger.subjects(at(1), at(3))).sort()).toEqual([KEY_B, PRINCIPAL].sort());
     expect(await ledger.subjects(at(4), at(5))).toEqual([KEY_A]);
     expect(await ledger.subjects(at(6), at(7))).toEqual([]);
+  });
+
+  it("keeps each subject's day sums as its entries are written (a refund on its charge's day), and names the day's subjects", async () => {
+    const { ledger, usage } = current().store;
+    await fillSix(usage);
+    const days = ['2026-11-26', '2026-11-27'];
+    expect(await ledger.activeSubjects(days, 10)).toEqual({
+      subjects: [KEY_A, KEY_B, PRINCIPAL].sort(),
+      total: 3,
+    });
+    expect(await ledger.activeSubjects(days, 2)).toEqual({
+      subjects: [KEY_A, KEY_B, PRINCIPAL].sort().slice(0, 2),
+      total: 3,
+    });
+    expect(await ledger.activeSubjects(['2026-11-25'], 10)).toEqual({ subjects: [], total: 0 });
+    // A: 1 + 5 - 5 + 2 = 3 credits in four entries; nothing the day before.
+    expect(await ledger.daySums(KEY_A, days)).toEqual([
+      { day: '2026-11-26', credits: 0, entries: 0, unindexed: 0 },
+      { day: '2026-11-27', credits: 3, entries: 4, unindexed: 0 },
+    ]);
+    expect(await ledger.daySums(KEY_B, ['2026-11-27'])).toEqual([
+      { day: '2026-11-27', credits: 5, entries: 1, unindexed: 0 },
+    ]);
+    // The entries of one round (one group commit, one script a key), summed too.
+    await Promise.all(
+      [1, 2, 3].map((i) => charge(usage, entry(T0 + 10 * SECOND + i, { subject: subjectB }))),
+    );
+    expect(await ledger.daySums(KEY_B, ['2026-11-27'])).toEqual([
+      { day: '2026-11-27', credits: 8, entries: 4, unindexed: 0 },
+    ]);
   });
 
   if (kind === 'sqlite') {

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import type { LedgerEntry } from './ledger-entry';
 
 /** Which entries a read takes: a range of time, and filters. */
@@ -22,8 +23,24 @@ export interface LedgerSums {
 }
 
 /**
- * The ledger as it is read (the usage store writes it, with its counts): pages in time order,
- * the whole of a range in bounded memory, the purge, and what the doctor reconciles.
+ * What a subject's entries counted on one day (the counters' UTC day: a refund's is its charge's)
+ * sum to, as the ledger's writer added them up in the step that wrote them.
+ */
+export interface LedgerDaySums {
+  day: string;
+  credits: number;
+  entries: number;
+  /** Of those, how many the time index lacks (Redis: a process stopped between the two writes). */
+  unindexed: number;
+}
+
+/** Entries read in one slice of a stream; other requests are served between slices. */
+export const STREAM_SLICE = 250;
+
+/**
+ * The ledger as it is read (its writer, called by the usage store's counting step, writes it):
+ * pages in time order, the whole of a range in bounded memory, the purge, and what the doctor
+ * reconciles.
  */
 export abstract class LedgerStore {
   /** At most `limit` entries of the query, in id (time) order. */
@@ -46,14 +63,36 @@ export abstract class LedgerStore {
     apply: boolean,
   ): Promise<number>;
 
-  /** Every entry of the query, a page at a time: memory holds one page, whatever the range. */
-  async *stream(query: LedgerQuery, pageSize = 1000): AsyncGenerator<LedgerEntry> {
+  /**
+   * The subjects with entries counted on these days, in id order, at most `limit` of them, and how
+   * many there are in all: read from the day sums, not the entries.
+   */
+  abstract activeSubjects(
+    days: string[],
+    limit: number,
+  ): Promise<{ subjects: string[]; total: number }>;
+  /** A subject's day sums of these days, in their order (a day without entries: zeros). */
+  abstract daySums(subjectId: string, days: string[]): Promise<LedgerDaySums[]>;
+  /**
+   * Indexes by time the subject's entries of these days that the index lacks (LedgerDaySums.
+   * unindexed), a slice at a time; how many it found. The embedded store has none.
+   */
+  abstract indexMissing(subjectId: string, days: string[]): Promise<number>;
+
+  /**
+   * Every entry of the query, a page (a slice of `pageSize`) at a time: memory holds one page,
+   * whatever the range, and the event loop turns between pages (a macrotask each), so that the
+   * requests arriving while a long range streams are served between its slices, on the embedded
+   * store too (whose reads do not wait on I/O).
+   */
+  async *stream(query: LedgerQuery, pageSize = STREAM_SLICE): AsyncGenerator<LedgerEntry> {
     let after = query.after;
     for (;;) {
       const page = await this.page({ ...query, after }, pageSize);
       yield* page;
       if (page.length < pageSize) return;
       after = page[page.length - 1].id;
+      await yieldToOthers();
     }
   }
 }

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { Clock } from '../kernel/common/clock';
+import { Periodic } from '../kernel/common/periodic';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { LedgerStore } from './ledger.store';
 
@@ -19,9 +20,14 @@ const PURGE_SLICE = 1000;
 @Injectable()
 export class LedgerUpkeep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Ledger');
-  private timer?: NodeJS.Timeout;
-  private purging?: Promise<void>;
-  private stopping = false;
+  private readonly purging = new Periodic({
+    everyMs: PURGE_EVERY_MS,
+    work: async () => {
+      const purged = await this.purgeSlices();
+      if (purged) this.logger.log(`Forgot ${purged} ledger entries`);
+    },
+    onError: (error) => this.logger.warn({ err: error }, 'Could not purge the ledger'),
+  });
 
   constructor(
     private readonly store: LedgerStore,
@@ -30,32 +36,22 @@ export class LedgerUpkeep implements OnApplicationBootstrap, OnApplicationShutdo
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.purge(), PURGE_EVERY_MS);
-    this.timer.unref();
-    void this.purge();
+    this.purging.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    await this.purging;
+  onApplicationShutdown(): Promise<void> {
+    return this.purging.stop();
   }
 
-  /** Forgets the entries older than the retention, a slice at a time; how many. */
+  /** Forgets the entries older than the retention now, a slice at a time (the pass under way, if one is). */
   purge(): Promise<void> {
-    this.purging ??= this.purgeSlices()
-      .then(
-        (purged) => void (purged && this.logger.log(`Forgot ${purged} ledger entries`)),
-        (error: unknown) => this.logger.warn({ err: error }, 'Could not purge the ledger'),
-      )
-      .finally(() => (this.purging = undefined));
-    return this.purging;
+    return this.purging.runNow();
   }
 
   private async purgeSlices(): Promise<number> {
     const before = this.clock.nowMs() - this.settings.ledgerRetentionDays * 86_400_000;
     let purged = 0;
-    while (!this.stopping) {
+    while (!this.purging.stopping) {
       const slice = await this.store.purge(before, PURGE_SLICE);
       purged += slice;
       if (slice < PURGE_SLICE) break;

@@ -1,7 +1,8 @@
 import { redisCall } from '../kernel/store/redis/redis.connection';
 import type { RedisDatabase } from '../kernel/store/redis/redis.database';
 import { ledgerIdFrom, LedgerEntry, LedgerKeys, NewLedgerEntry, withTime } from './ledger-entry';
-import { LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
+import { LedgerDaySums, LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
+import { LEDGER_DAY_KEEP_SECONDS } from './redis-ledger.writer';
 
 /** Ids read at once from an index. */
 const CHUNK = 500;
@@ -179,5 +180,67 @@ export class RedisLedgerStore extends LedgerStore {
       if (ids.length < CHUNK) return missing;
       start = `(${ids[ids.length - 1]}`;
     }
+  }
+
+  /** The days' subjects hashes, read a slice (HSCAN) at a time. */
+  async activeSubjects(
+    days: string[],
+    limit: number,
+  ): Promise<{ subjects: string[]; total: number }> {
+    const all = new Set<string>();
+    for (const day of days) {
+      let cursor = '0';
+      do {
+        const [next, fields] = await redisCall(
+          this.redis.client.hscan(LedgerKeys.subjects(day), cursor, 'COUNT', CHUNK),
+        );
+        for (let i = 0; i < fields.length; i += 2) all.add(fields[i]);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    return { subjects: [...all].sort().slice(0, limit), total: all.size };
+  }
+
+  /** One HMGET of the subject's day sum and one HGET of the day's index count, a day. */
+  async daySums(subjectId: string, days: string[]): Promise<LedgerDaySums[]> {
+    const { client } = this.redis;
+    return Promise.all(
+      days.map(async (day) => {
+        const [[credits, entries], indexed] = await Promise.all([
+          redisCall(client.hmget(LedgerKeys.day(subjectId, day), 'credits', 'entries')),
+          redisCall(client.hget(LedgerKeys.subjects(day), subjectId)),
+        ]);
+        const counted = Number(entries ?? 0);
+        return {
+          day,
+          credits: Number(credits ?? 0),
+          entries: counted,
+          unindexed: Math.max(0, counted - Number(indexed ?? 0)),
+        };
+      }),
+    );
+  }
+
+  /**
+   * The subject's ids from the first day on (a refund counted on a day is made after it), a chunk
+   * at a time, those absent from the index indexed; then the days' index counts are its entries'.
+   */
+  async indexMissing(subjectId: string, days: string[]): Promise<number> {
+    const first = days.reduce((a, b) => (a < b ? a : b));
+    const missing = await this.unindexed(
+      subjectId,
+      Date.parse(`${first}T00:00:00Z`),
+      2 ** 48 - 1,
+      true,
+    );
+    const sums = await this.daySums(subjectId, days);
+    const { client } = this.redis;
+    await Promise.all(
+      sums.map(async ({ day, entries }) => {
+        await redisCall(client.hset(LedgerKeys.subjects(day), subjectId, entries));
+        await redisCall(client.expire(LedgerKeys.subjects(day), LEDGER_DAY_KEEP_SECONDS));
+      }),
+    );
+    return missing;
   }
 }

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
-import { entryOfRow, LEDGER_MIGRATIONS, ledgerIdFrom, LedgerEntry } from './ledger-entry';
-import { LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
+import { entryOfRow, ledgerDayOfId, ledgerIdFrom, LedgerEntry } from './ledger-entry';
+import { LedgerDaySums, LedgerQuery, LedgerStore, LedgerSums } from './ledger.store';
+import { ensureLedgerSchema } from './sqlite-ledger.writer';
 
 /** The ledger's table in the embedded store, read by id (time) ranges and its indexes. */
 export class SqliteLedgerStore extends LedgerStore {
@@ -10,7 +11,7 @@ export class SqliteLedgerStore extends LedgerStore {
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
-    sqlite.ensureSchema('ledger', LEDGER_MIGRATIONS);
+    ensureLedgerSchema(sqlite);
     const { db } = sqlite;
     this.stmt = {
       // A write, in the counters connection's group commit (where the entries are written).
@@ -18,6 +19,19 @@ export class SqliteLedgerStore extends LedgerStore {
         `DELETE FROM ledger_entries WHERE id IN
            (SELECT id FROM ledger_entries WHERE id < ? ORDER BY id LIMIT ?)`,
       ),
+      purgeDays: sqlite.counters.prepare('DELETE FROM ledger_days WHERE day < ?'),
+      daySum: db.prepare(
+        'SELECT credits, entries FROM ledger_days WHERE day = ? AND subject_id = ?',
+      ),
+      active: db
+        .prepare(
+          `SELECT DISTINCT subject_id FROM ledger_days WHERE day >= ? AND day <= ?
+           ORDER BY subject_id LIMIT ?`,
+        )
+        .pluck(),
+      activeCount: db
+        .prepare('SELECT COUNT(DISTINCT subject_id) FROM ledger_days WHERE day >= ? AND day <= ?')
+        .pluck(),
       sums: db.prepare(
         `SELECT COUNT(*) FILTER (WHERE kind = 'charge') AS charges,
            COALESCE(SUM(credits), 0) AS credits
@@ -49,25 +63,50 @@ export class SqliteLedgerStore extends LedgerStore {
       const value = query[name];
       if (value !== undefined) values[name] = value;
     }
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       (prepared.all(values) as Parameters<typeof entryOfRow>[0][]).map(entryOfRow),
     );
   }
 
+  /** The entries, and the day sums of the days before the first day kept. */
   purge(beforeMs: number, limit: number): Promise<number> {
-    return this.sqlite.groupCommit(
-      () => this.stmt.purge.run(ledgerIdFrom(beforeMs), limit).changes,
+    return this.sqlite.groupCommit(() => {
+      this.stmt.purgeDays.run(ledgerDayOfId(ledgerIdFrom(beforeMs)));
+      return this.stmt.purge.run(ledgerIdFrom(beforeMs), limit).changes;
+    });
+  }
+
+  /** The days are a range (their first and last). */
+  activeSubjects(days: string[], limit: number): Promise<{ subjects: string[]; total: number }> {
+    const [first, last] = [days.reduce(earliest), days.reduce(latest)];
+    return this.sqlite.attempt(() => ({
+      subjects: this.stmt.active.all(first, last, limit) as string[],
+      total: this.stmt.activeCount.get(first, last) as number,
+    }));
+  }
+
+  daySums(subjectId: string, days: string[]): Promise<LedgerDaySums[]> {
+    return this.sqlite.attempt(() =>
+      days.map((day) => {
+        const row = this.stmt.daySum.get(day, subjectId) as
+          { credits: number; entries: number } | undefined;
+        return { day, credits: row?.credits ?? 0, entries: row?.entries ?? 0, unindexed: 0 };
+      }),
     );
   }
 
+  indexMissing(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
   sums(subjectId: string, fromMs: number, toMs: number): Promise<LedgerSums> {
-    return this.sqlite.run(
+    return this.sqlite.attempt(
       () => this.stmt.sums.get(subjectId, ledgerIdFrom(fromMs), ledgerIdFrom(toMs)) as LedgerSums,
     );
   }
 
   subjects(fromMs: number, toMs: number): Promise<string[]> {
-    return this.sqlite.run(
+    return this.sqlite.attempt(
       () => this.stmt.subjects.all(ledgerIdFrom(fromMs), ledgerIdFrom(toMs)) as string[],
     );
   }
@@ -76,3 +115,6 @@ export class SqliteLedgerStore extends LedgerStore {
     return Promise.resolve(0);
   }
 }
+
+const earliest = (a: string, b: string) => (a < b ? a : b);
+const latest = (a: string, b: string) => (a > b ? a : b);

@@ -29,7 +29,7 @@ export class KeyRateLimiter {
   async consume(
     key: Payer,
     quota?: CallCount['quota'],
-  ): Promise<{ headers: Record<string, number>; quota?: QuotaResult }> {
+  ): Promise<{ headers: Record<string, string | number>; quota?: QuotaResult }> {
     const budget = rateBudgetOf(key, this.settings);
     const counted = await this.counter.count({ key, budget, nowMs: this.clock.nowMs(), quota });
     return { headers: rateHeaders(budget, counted.rate), quota: counted.quota };
@@ -39,24 +39,19 @@ export class KeyRateLimiter {
    * Counts `n` calls at once, all or none: throws 429 when the key's bucket does not hold them all
    * (nothing is counted then). Returns the X-RateLimit-* headers.
    */
-  async consumeMany(key: Payer, n: number): Promise<Record<string, number>> {
+  async consumeMany(key: Payer, n: number): Promise<Record<string, string | number>> {
     const budget = rateBudgetOf(key, this.settings);
     return rateHeaders(budget, await this.storage.draw(budget, n, this.clock.nowMs()));
   }
 }
 
 /**
- * The headers of a counted answer: the rate, the whole calls left and the seconds until the
- * bucket is full again; or the 429, which says when one call will fit.
+ * The headers of a counted answer: the bucket's size, the whole calls left, the seconds until the
+ * bucket is full again and its policy; or the 429, which says when one call will fit.
  */
-function rateHeaders(budget: RateBudget, draw: BucketDraw): Record<string, number> {
+function rateHeaders(budget: RateBudget, draw: BucketDraw): Record<string, string | number> {
   if (!draw.taken) {
-    throw rateLimitExceeded(
-      budget.rate,
-      budget.windowMs,
-      Math.ceil(draw.untilOneMs / 1000),
-      draw.remaining,
-    );
+    throw rateLimitExceeded(budget, Math.ceil(draw.untilOneMs / 1000), draw.remaining);
   }
-  return rateLimitState(budget.rate, draw.remaining, Math.ceil(draw.untilFullMs / 1000));
+  return rateLimitState(budget, draw.remaining, Math.ceil(draw.untilFullMs / 1000));
 }

@@ -6,7 +6,7 @@ import { KeyRateLimiter } from './key-rate-limiter';
 import type { QuotaCharge } from './usage.store';
 import { type LedgerContext, quotaHeaders, QuotaService, QuotaState } from './quota.service';
 
-type Headers = Record<string, number>;
+type Headers = Record<string, string | number>;
 
 /** What a call is to be charged: its key, and whether it is a tool call that the quota counts. */
 export interface Chargeable {
@@ -66,7 +66,8 @@ export class LimitsService {
    * Charges a call against its key's rate budget (429 when spent), and, when nothing stands between
    * them, a tool call against its credits in the same step (402 when they do not cover it).
    */
-  @Traced('check rate')
+  // Its span only when it counts the rate here: a rate its MCP POST counted waits on nothing.
+  @Traced('check rate', (_key: Payer, call: Chargeable) => !call.rateLimitCounted)
   async chargeRate(key: Payer, call: Chargeable): Promise<{ charge: Charge; headers: Headers }> {
     const tool = call.tool;
     if (tool === undefined) {
@@ -95,7 +96,7 @@ export class LimitsService {
   }
 
   /** A tool call's credits, when still due (after its Idempotency-Key is checked): 402 when they fall short. */
-  @Traced('check credits')
+  @Traced('check credits', (charge: Charge) => charge.status === 'pending' && !!charge.credits)
   async chargeCredits(charge: Charge): Promise<{ charge: Charge; headers: Headers }> {
     if (charge.status !== 'pending' || !charge.credits) return { charge, headers: {} };
     const state = await this.quota.consume(charge.key, charge.credits);

@@ -44,6 +44,8 @@ export interface LedgerContext {
   request_id: string | null;
   idempotency_key: string | null;
   invocation_id: string | null;
+  /** A source's tool: its source (the entry's `source`). */
+  source?: string | null;
 }
 
 /** What a key spent on one UTC day: credits in all, and per tool. */
@@ -117,6 +119,7 @@ export class QuotaService {
       request_id: ledger.request_id,
       idempotency_key: ledger.idempotency_key,
       invocation_id: ledger.invocation_id,
+      source: ledger.source ?? null,
     };
   }
 
@@ -256,8 +259,8 @@ export class QuotaService {
  */
 export function quotaHeaders(
   state: QuotaState,
-  into: Record<string, number> = {},
-): Record<string, number> {
+  into: Record<string, string | number> = {},
+): Record<string, string | number> {
   if (state.limit !== null) {
     into['X-Quota-Limit'] = state.limit;
     into['X-Quota-Remaining'] = state.remaining ?? 0;

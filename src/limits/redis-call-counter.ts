@@ -1,4 +1,5 @@
 import { Cluster, type Result } from 'ioredis';
+import { indexEntries, type LedgerWrite } from '../ledger';
 import { RedisClient, redisCall } from '../kernel/store/redis/redis.connection';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import { BUCKET_LUA, bucketDraw, bucketKey } from './redis-rate.store';
@@ -8,7 +9,6 @@ import {
   chargeArguments,
   chargeKeys,
   CONSUME_QUOTA_LUA,
-  indexEntries,
   quotaResult,
 } from './redis-usage.scripts';
 import { CallCount, CallCounted, CallCounter, SubjectRecordChanged } from './call-counter';
@@ -144,8 +144,10 @@ export class RedisCallCounter extends CallCounter {
         const rate = bucketDraw(reply);
         return reply.length < 9 ? { rate } : { rate, quota: quotaResult(reply, 4) };
       });
-      const entries = calls.flatMap(({ call }, i) =>
-        results[i]?.quota?.allowed && call.quota?.entry ? [call.quota.entry] : [],
+      const entries = calls.flatMap(({ call }, i): LedgerWrite[] =>
+        results[i]?.quota?.allowed && call.quota?.entry
+          ? [{ entry: call.quota.entry, day: call.quota.day }]
+          : [],
       );
       await indexEntries(this.client, entries);
       calls.forEach(({ counted, failed }, i) => {

@@ -1,7 +1,11 @@
-import { Cluster } from 'ioredis';
 import type { Result } from 'ioredis';
-import { LedgerKeys, type NewLedgerEntry } from '../ledger';
-import { RedisClient, redisCall } from '../kernel/store/redis/redis.connection';
+import {
+  LEDGER_WRITE_ARGUMENTS,
+  LEDGER_WRITE_KEYS,
+  LEDGER_WRITE_LUA,
+  ledgerWriteArguments,
+  ledgerWriteKeys,
+} from '../ledger';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import { QuotaCharge, QuotaResult, USAGE_KEEP_DAYS } from './usage.store';
 
@@ -22,15 +26,16 @@ export const RUN_SPENDING_KEEP_SECONDS = 37 * 86_400;
  * then the run; nothing is charged then. The month is counted with or without a monthly limit, so
  * that one set mid-month meets the month's whole spend. The call is counted for its tool in the
  * day's tools hash, for its run in the run's spending hash (`spent`, `tool:<tool>`), and its ledger
- * entry (id '': none) is written beside them, and into the time index when its member is given
- * (not on a Cluster, where the index is another slot's: written right after, indexEntries).
- * KEYS from `keys[k]`: chargeKeys (day, month, tools, run, ledger entries, ledger ids, the time
- * index); ARGV from `args[a]`: chargeArguments (daily limit, monthly limit, cost, tool, run budget,
- * entry id, entry JSON, index member). Returns {counted 1|0, day used, month used (-1: not
+ * entry (id '': none) is written beside them by the ledger's writer (LEDGER_WRITE_LUA: the entry,
+ * its day sum, and the time index where the script writes it; not on a Cluster, where the index is
+ * another slot's: written right after, indexEntries).
+ * KEYS from `keys[k]`: chargeKeys (day, month, tools, run, then the writer's); ARGV from `args[a]`:
+ * chargeArguments (daily limit, monthly limit, cost, tool, run budget, then the writer's). Returns {counted 1|0, day used, month used (-1: not
  * counted), refused 0|1 day|2 month|3 run, run spent (-1: no run)}. Shared by `tisConsumeQuota`
  * and the call counter's script; every key in the subject's hash tag but the time index.
  */
 export const CONSUME_QUOTA_LUA = `
+${LEDGER_WRITE_LUA}
 local function consumeQuota(keys, k, args, a)
   local day, month, tools, run = keys[k], keys[k + 1], keys[k + 2], keys[k + 3]
   local dailyLimit, monthlyLimit = tonumber(args[a]), tonumber(args[a + 1])
@@ -62,17 +67,13 @@ local function consumeQuota(keys, k, args, a)
     redis.call('HINCRBY', run, 'tool:' .. tool, cost)
     if redis.call('TTL', run) < 0 then redis.call('EXPIRE', run, ${RUN_SPENDING_KEEP_SECONDS}) end
   end
-  if args[a + 5] ~= '' then
-    redis.call('HSET', keys[k + 4], args[a + 5], args[a + 6])
-    redis.call('ZADD', keys[k + 5], 0, args[a + 5])
-    if args[a + 7] ~= '' then redis.call('ZADD', keys[k + 6], 0, args[a + 7]) end
-  end
+  writeLedger(keys, k + 4, args, a + 5)
   return {1, used, monthUsed, 0, runSpent}
 end`;
 
 /** How many KEYS and ARGV one charge takes (chargeKeys, chargeArguments). */
-export const CHARGE_KEYS = 7;
-export const CHARGE_ARGUMENTS = 8;
+export const CHARGE_KEYS = 4 + LEDGER_WRITE_KEYS;
+export const CHARGE_ARGUMENTS = 5 + LEDGER_WRITE_ARGUMENTS;
 
 /**
  * The script's ARGV for one charge (see CONSUME_QUOTA_LUA); `indexed`: the script writes the time
@@ -85,16 +86,14 @@ export function chargeArguments(charge: QuotaCharge, indexed: boolean): string[]
     String(charge.cost),
     charge.tool,
     charge.run ? String(charge.run.budget) : '',
-    charge.entry?.id ?? '',
-    charge.entry ? JSON.stringify(charge.entry) : '',
-    charge.entry && indexed ? LedgerKeys.indexMember(charge.entry) : '',
+    ...ledgerWriteArguments(charge.entry, indexed),
   ];
 }
 
 /**
  * The script's KEYS for one charge: the day's counter, the month's, the day's tools hash, the run's
- * spending (a name in the subject's slot, never written, without a run), the subject's ledger, and
- * the time index where the script writes it (else the subject's ledger ids again: one slot).
+ * spending (a name in the subject's slot, never written, without a run), then the ledger writer's
+ * (ledgerWriteKeys: the subject's ledger, and the time index where the script writes it).
  */
 export function chargeKeys(
   keyId: string,
@@ -106,9 +105,7 @@ export function chargeKeys(
     RedisKeys.monthlyQuota(keyId, charge.month),
     RedisKeys.toolUsage(keyId, charge.day),
     RedisKeys.runSpending(keyId, charge.runId ?? ''),
-    LedgerKeys.entries(keyId),
-    LedgerKeys.ids(keyId),
-    indexed ? LedgerKeys.index : LedgerKeys.ids(keyId),
+    ...ledgerWriteKeys(keyId, charge.day, indexed),
   ];
 }
 
@@ -123,17 +120,6 @@ export function quotaResult(reply: number[], at = 0): QuotaResult {
   if (refused) result.refused = refused === 1 ? 'daily' : refused === 2 ? 'monthly' : 'run';
   if (runSpent >= 0) result.runSpent = runSpent;
   return result;
-}
-
-/**
- * The time index of ledger entries just written on a Cluster (LedgerKeys.index, a slot of its own),
- * in one command right after the step that wrote them; the ledger check of `doctor` reconciles the
- * two. Elsewhere the script writing the entry wrote it: nothing to do.
- */
-export async function indexEntries(redis: RedisClient, entries: NewLedgerEntry[]): Promise<void> {
-  if (!entries.length || !(redis instanceof Cluster)) return;
-  const members = entries.flatMap((entry) => [0, LedgerKeys.indexMember(entry)]);
-  await redisCall(redis.zadd(LedgerKeys.index, ...members));
 }
 
 /**
@@ -157,20 +143,17 @@ end
 return taken`;
 
 /**
- * Lua: a counted call's credits given back (UsageStore.refund). KEYS: chargeKeys. ARGV: credits,
- * tool, entry id ('': none), entry JSON, '1' when charged to a run, the entry's index member ('':
- * written after, on a Cluster). The day's and month's counters
- * (where they still are: never below 0), the tool's credits and `failed` in the day's tools hash,
- * the run's spending, and the refund's ledger entry.
+ * Lua: a counted call's credits given back (UsageStore.refund). KEYS: chargeKeys (of the charge's
+ * day). ARGV: credits, tool, '1' when charged to a run, then the ledger writer's for the refund's
+ * entry. The day's and month's counters (where they still are: never below 0), the tool's credits
+ * and `failed` in the day's tools hash, the run's spending, and the refund's ledger entry (on the
+ * charge's day's sum).
  */
 export const REFUND_LUA = `
+${LEDGER_WRITE_LUA}
 local credits = tonumber(ARGV[1])
-if ARGV[3] ~= '' then
-  redis.call('HSET', KEYS[5], ARGV[3], ARGV[4])
-  redis.call('ZADD', KEYS[6], 0, ARGV[3])
-  if ARGV[6] ~= '' then redis.call('ZADD', KEYS[7], 0, ARGV[6]) end
-end
-if ARGV[5] == '1' then
+writeLedger(KEYS, 5, ARGV, 4)
+if ARGV[3] == '1' then
   local spent = tonumber(redis.call('HGET', KEYS[4], 'tool:' .. ARGV[2]) or '0')
   local back = math.min(spent, credits)
   if back > 0 then
@@ -194,7 +177,7 @@ declare module 'ioredis' {
     tisConsumeQuota(...args: string[]): Result<number[], Context>;
     /** KEYS: counters then tools hashes. ARGV: how many counters. */
     tisTakeUsage(...args: string[]): Result<(string | number)[][], Context>;
-    /** KEYS: chargeKeys. ARGV: credits, tool, entry id, entry JSON, run '1'|'', index member. */
+    /** KEYS: chargeKeys. ARGV: credits, tool, run '1'|'', the ledger writer's. */
     tisRefund(...args: string[]): Result<number, Context>;
   }
 }

@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import { LedgerKeys } from '../ledger';
+import { indexEntries, ledgerWriteArguments } from '../ledger';
 import { redisCall } from '../kernel/store/redis/redis.connection';
 import type { RedisDatabase } from '../kernel/store/redis/redis.database';
 import { RedisKeys } from '../kernel/store/redis/redis.keys';
@@ -8,7 +8,6 @@ import {
   chargeArguments,
   chargeKeys,
   CONSUME_QUOTA_LUA,
-  indexEntries,
   quotaResult,
   REFUND_LUA,
   TAKE_USAGE_LUA,
@@ -59,7 +58,9 @@ export class RedisUsageStore extends UsageStore {
       this.redis.client.tisConsumeQuota(...keys, ...chargeArguments(charge, this.indexed)),
     );
     const result = quotaResult(reply);
-    if (result.allowed && charge.entry) await indexEntries(this.redis.client, [charge.entry]);
+    if (result.allowed && charge.entry) {
+      await indexEntries(this.redis.client, [{ entry: charge.entry, day: charge.day }]);
+    }
     return result;
   }
 
@@ -77,13 +78,12 @@ export class RedisUsageStore extends UsageStore {
         ...chargeKeys(keyId, refund, this.indexed),
         String(refund.credits),
         refund.tool,
-        refund.entry?.id ?? '',
-        refund.entry ? JSON.stringify(refund.entry) : '',
         refund.runId ? '1' : '',
-        refund.entry && this.indexed ? LedgerKeys.indexMember(refund.entry) : '',
+        ...ledgerWriteArguments(refund.entry, this.indexed),
       ),
     );
-    if (refund.entry) await indexEntries(this.redis.client, [refund.entry]);
+    if (refund.entry)
+      await indexEntries(this.redis.client, [{ entry: refund.entry, day: refund.day }]);
   }
 
   async getRunSpending(subjectId: string, runId: string): Promise<Record<string, number>> {

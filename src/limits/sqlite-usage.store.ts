@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
-import { INSERT_LEDGER_ENTRY, LEDGER_MIGRATIONS, ledgerValues } from '../ledger';
+import { type LedgerWrite, SqliteLedgerWriter } from '../ledger';
 import { usageHistoryWrites, type UsageHistoryWrites } from './sqlite-usage.history';
 import { SqliteUsageRetention } from './sqlite-usage.retention';
 import { type Tally, type ToolCount, USAGE_MIGRATIONS } from './sqlite-usage.schema';
@@ -25,11 +25,13 @@ export class SqliteUsageStore extends UsageStore {
   /** Counts asked for since the last group commit (see `consumeQuota`). */
   private pendingCounts: PendingCount[] = [];
   private readonly retention: SqliteUsageRetention;
+  /** The ledger's writer: called in the transaction that counts (no write of the ledger's here). */
+  private readonly ledger: SqliteLedgerWriter;
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
     sqlite.ensureSchema('usage', USAGE_MIGRATIONS);
-    sqlite.ensureSchema('ledger', LEDGER_MIGRATIONS);
+    this.ledger = new SqliteLedgerWriter(sqlite);
     const { counters } = sqlite;
     // A group commit's counts are decided in memory, under its write lock, from the counters read
     // once in it, and written once each at its end (see countBatch), in the VALUES form, which
@@ -59,7 +61,6 @@ export class SqliteUsageStore extends UsageStore {
          ON CONFLICT(key_id, day, tool) DO UPDATE SET failed = failed + 1,
            credits = MAX(0, credits - ?)`,
       ),
-      insertEntry: counters.prepare(INSERT_LEDGER_ENTRY),
       runSpent: counters
         .prepare('SELECT COALESCE(SUM(credits), 0) FROM run_spending WHERE run_id = ?')
         .pluck(),
@@ -144,6 +145,7 @@ export class SqliteUsageStore extends UsageStore {
     const months = new Map<string, Tally>();
     const tools = new Map<string, ToolCount>();
     const runs = new Map<string, Tally>();
+    const entries: LedgerWrite[] = [];
     const results = batch.map(({ keyId, charge }) => {
       this.retention.prune(charge.day);
       const day = this.tally(days, this.stmt.usage, keyId, charge.day);
@@ -152,7 +154,7 @@ export class SqliteUsageStore extends UsageStore {
       const result = decide(charge, day, month, run);
       if (result.allowed) {
         if (charge.run) this.stmt.countRun.run(charge.run.id, charge.tool, charge.cost);
-        if (charge.entry) this.stmt.insertEntry.run(...ledgerValues(charge.entry));
+        if (charge.entry) entries.push({ entry: charge.entry, day: charge.day });
         const at = `${keyId} ${charge.day} ${charge.tool}`;
         const count = tools.get(at) ?? {
           keyId,
@@ -167,6 +169,7 @@ export class SqliteUsageStore extends UsageStore {
       }
       return result;
     });
+    this.ledger.write(entries);
     for (const { keyId, period, read, used } of days.values()) {
       if (used !== read) this.stmt.setDay.run(keyId, period, used);
     }
@@ -208,7 +211,7 @@ export class SqliteUsageStore extends UsageStore {
   }
 
   countFailure(keyId: string, day: string, tool: string): Promise<void> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       this.stmt.countFailure.run(keyId, day, tool);
     });
   }
@@ -220,12 +223,12 @@ export class SqliteUsageStore extends UsageStore {
       this.stmt.refundMonth.run(credits, keyId, month);
       this.stmt.refundTool.run(keyId, day, tool, credits);
       if (runId) this.stmt.refundRun.run(credits, runId, tool);
-      if (entry) this.stmt.insertEntry.run(...ledgerValues(entry));
+      if (entry) this.ledger.write([{ entry, day }]);
     });
   }
 
   getRunSpending(_subjectId: string, runId: string): Promise<Record<string, number>> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const rows = this.stmt.runSpending.all(runId) as { tool: string; credits: number }[];
       return Object.fromEntries(rows.map((row) => [row.tool, row.credits]));
     });
@@ -236,11 +239,11 @@ export class SqliteUsageStore extends UsageStore {
   }
 
   getUsage(keyId: string, day: string): Promise<number> {
-    return this.sqlite.run(() => (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0);
+    return this.sqlite.attempt(() => (this.stmt.usage.get(keyId, day) as number | undefined) ?? 0);
   }
 
   getMonthUsage(keyId: string, month: string): Promise<number> {
-    return this.sqlite.run(
+    return this.sqlite.attempt(
       () => (this.stmt.monthUsage.get(keyId, month) as number | undefined) ?? 0,
     );
   }
@@ -259,6 +262,6 @@ export class SqliteUsageStore extends UsageStore {
 
   getUsageDays(keyId: string, days: string[]): Promise<DayUsage[]> {
     if (!days.length) return Promise.resolve([]);
-    return this.sqlite.run(() => this.history.days(keyId, days));
+    return this.sqlite.attempt(() => this.history.days(keyId, days));
   }
 }

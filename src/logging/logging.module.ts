@@ -8,7 +8,7 @@ import type { ApiRequest } from '../subjects';
 import { callerLogField, requestView } from '../kernel/http/request-log';
 import { LOG_DESTINATION, LogControl, PINO } from './log-control';
 import { LoggingConfigSync } from './logging-config.sync';
-import { traceFields, tracingOn } from '../tracing';
+import { spans } from '../tracing';
 
 /** Never written to a log, whatever logs them. */
 export const REDACTED_PATHS = [
@@ -41,7 +41,7 @@ function createPino(destination: DestinationStream, control: LogControl) {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
       // The ids of the span a line is written in, when tracing is on (docs/observability.md).
-      ...(tracingOn ? { mixin: traceFields } : {}),
+      ...(spans.logFields ? { mixin: spans.logFields } : {}),
     },
     destination,
   );

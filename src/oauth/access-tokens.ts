@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
-import { resourceUrl, type ResourceName, isValidScope, ToolCatalog } from '../auth';
+import { resourceUrl, type ResourceName } from '../kernel/auth/protected-resource';
+import { isValidScope, ToolCatalog } from '../kernel/auth/scopes';
 import { OAuthSettings, planNamed, Settings, SETTINGS } from '../kernel/settings/settings';
 import { isExternalId } from '../subjects';
 import { AuthorizationServers } from './authorization-servers';

@@ -11,9 +11,9 @@ import { ApiError } from '../kernel/errors/api-error';
 import { Clock } from '../kernel/common/clock';
 import { retryAfterText } from '../limits';
 import { OAuthSettings, Settings, SETTINGS } from '../kernel/settings/settings';
+import { fetchBounded, IssuerFetchLimits } from './issuer-fetch';
+import { jwksUriOf } from './issuer-metadata';
 
-/** A request to an authorization server (metadata, keys) gives up after this long. */
-const FETCH_TIMEOUT_MS = 5_000;
 /** After a failed request, the next is made no sooner than this: a 503 in between. */
 const RETRY_AFTER_FAILURE_MS = 5_000;
 
@@ -67,19 +67,26 @@ class TooSoonAfterFailure extends Error {
  * rotation is accepted from its first token; a storm of invented `kid`s costs the issuer one fetch
  * per period). An issuer that cannot be reached at start-up is a warning, and
  * a 503 for its tokens until it answers; after any failed request the next is made no sooner than
- * 5 seconds later, so a server that is down is not asked once per token.
+ * 5 seconds later, so a server that is down is not asked once per token. Every answer is bounded
+ * (fetchBounded: OAUTH_ISSUER_MAX_BYTES, OAUTH_ISSUER_TIMEOUT_MS, no redirect followed): one that breaks a bound
+ * is the issuer's failure, as an issuer that cannot be reached.
  */
 @Injectable()
 export class AuthorizationServers implements OnApplicationBootstrap {
   private readonly logger = new Logger('OAuth');
   private readonly issuers = new Map<string, Issuer>();
   private readonly oauth?: OAuthSettings;
+  private readonly limits: IssuerFetchLimits;
 
   constructor(
     @Inject(SETTINGS) settings: Settings,
     private readonly clock: Clock,
   ) {
     this.oauth = settings.oauth;
+    this.limits = {
+      maxBytes: this.oauth?.issuerMaxBytes ?? 0,
+      timeoutMs: this.oauth?.issuerTimeoutMs ?? 0,
+    };
     for (const issuer of this.oauth?.issuers ?? []) {
       this.issuers.set(issuer, { issuer, failedAt: 0, kidRefetchAt: -Infinity });
     }
@@ -155,7 +162,7 @@ export class AuthorizationServers implements OnApplicationBootstrap {
   private async readMetadata(issuer: Issuer): Promise<void> {
     let jwksUri: URL;
     try {
-      jwksUri = await this.jwksUriOf(issuer.issuer);
+      jwksUri = await jwksUriOf(issuer.issuer, this.limits);
     } catch (error) {
       this.failed(issuer, 'metadata', error);
       throw error;
@@ -164,7 +171,7 @@ export class AuthorizationServers implements OnApplicationBootstrap {
       // jose's own refetch for an unknown kid counts its pause from any fetch (the start-up's, the
       // ten-minute one): it never refetches by itself, keyFor decides.
       cooldownDuration: Infinity,
-      timeoutDuration: FETCH_TIMEOUT_MS,
+      timeoutDuration: this.limits.timeoutMs,
       [customFetch]: (url: string, init: RequestInit) => this.fetchKeys(issuer, url, init),
     }) as RemoteKeys;
     try {
@@ -213,12 +220,17 @@ export class AuthorizationServers implements OnApplicationBootstrap {
     });
   }
 
-  /** jose's fetch of the keys, refused while the last failure is recent; a failure remembered. */
+  /**
+   * jose's fetch of the keys, refused while the last failure is recent, and bounded as every
+   * request to an issuer is (fetchBounded): jose reads the answer held here.
+   */
   private async fetchKeys(issuer: Issuer, url: string, init: RequestInit): Promise<Response> {
     if (Date.now() - issuer.failedAt < RETRY_AFTER_FAILURE_MS) throw new TooSoonAfterFailure();
-    const response = await fetch(url, init);
-    if (response.status === 200) issuer.failedAt = 0;
-    return response;
+    const { signal, headers } = init;
+    const answer = await fetchBounded(url, this.limits, { headers, signal: signal ?? undefined });
+    if (answer.status === 200) issuer.failedAt = 0;
+    const type = answer.headers.get('content-type') ?? 'application/json';
+    return new Response(answer.body, { status: answer.status, headers: { 'content-type': type } });
   }
 
   private failed(issuer: Issuer, what: string, error: unknown): void {
@@ -231,54 +243,6 @@ export class AuthorizationServers implements OnApplicationBootstrap {
       );
     }
   }
-
-  /**
-   * The issuer's `jwks_uri`, from the first metadata document found: RFC 8414's (the well-known
-   * path inserted before the issuer's path), then OpenID Connect's (appended, then inserted). The
-   * document must name this very issuer (RFC 8414 §3.3).
-   */
-  private async jwksUriOf(issuer: string): Promise<URL> {
-    const failures: string[] = [];
-    for (const url of metadataUrls(issuer)) {
-      try {
-        const response = await fetch(url, {
-          headers: { accept: 'application/json' },
-          signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-        });
-        if (response.status !== 200) {
-          failures.push(`${url}: HTTP ${response.status}`);
-          continue;
-        }
-        const metadata = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
-        if (metadata.issuer !== issuer) {
-          failures.push(`${url}: names issuer ${JSON.stringify(metadata.issuer)}`);
-          continue;
-        }
-        if (typeof metadata.jwks_uri !== 'string' || !/^https?:\/\//.test(metadata.jwks_uri)) {
-          failures.push(`${url}: no jwks_uri`);
-          continue;
-        }
-        return new URL(metadata.jwks_uri);
-      } catch (error) {
-        failures.push(`${url}: ${(error as Error).message}`);
-      }
-    }
-    throw new Error(`no metadata (${failures.join('; ')})`);
-  }
-}
-
-/** Where an issuer's metadata may be (RFC 8414 §3.1, OpenID Connect Discovery §4, both forms). */
-export function metadataUrls(issuer: string): string[] {
-  const url = new URL(issuer);
-  const path = url.pathname.replace(/\/$/, '');
-  const inserted = (suffix: string) => `${url.origin}/.well-known/${suffix}${path}`;
-  return [
-    ...new Set([
-      inserted('oauth-authorization-server'),
-      `${url.origin}${path}/.well-known/openid-configuration`,
-      inserted('openid-configuration'),
-    ]),
-  ];
 }
 
 function secondsOf(ms: number): number {

@@ -3,7 +3,7 @@ import { hash } from 'node:crypto';
 import type { AuditActor } from '../audit';
 import { AuditService } from '../audit';
 import type { AuthenticatedPrincipal } from '../subjects';
-import type { ResourceName } from '../auth';
+import type { ResourceName } from '../kernel/auth/protected-resource';
 import { ApiError } from '../kernel/errors/api-error';
 import { Clock, utcDay } from '../kernel/common/clock';
 import { OAuthSettings, Settings, SETTINGS } from '../kernel/settings/settings';

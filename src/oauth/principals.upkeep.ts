@@ -6,6 +6,7 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { Clock, utcDay } from '../kernel/common/clock';
+import { Periodic } from '../kernel/common/periodic';
 import { planLimits, UsageStore } from '../limits';
 import { OAuthSettings, Settings, SETTINGS } from '../kernel/settings/settings';
 import { PrincipalPosition, PrincipalRecord, PrincipalStore, scopeUnion } from '../subjects';
@@ -79,7 +80,11 @@ export function mergeRecords(
 export class PrincipalUpkeep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('OAuth');
   private readonly oauth?: OAuthSettings;
-  private purging?: NodeJS.Timeout;
+  private readonly purging = new Periodic({
+    everyMs: PRINCIPAL_PURGE_MS,
+    work: () => this.purgeIdle(),
+    onError: () => undefined,
+  });
 
   constructor(
     private readonly store: PrincipalStore,
@@ -93,12 +98,11 @@ export class PrincipalUpkeep implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationBootstrap(): Promise<void> {
     if (!this.oauth) return;
     await this.mergeSubjects();
-    void this.purgeIdle();
-    this.purging = setInterval(() => void this.purgeIdle(), PRINCIPAL_PURGE_MS).unref();
+    this.purging.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.purging);
+  onApplicationShutdown(): Promise<void> {
+    return this.purging.stop();
   }
 
   /**

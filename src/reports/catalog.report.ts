@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { toolScope } from '../auth';
+import { toolScope } from '../kernel/auth/scopes';
 import { toolCost } from '../limits';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { ToolRegistry } from '../tools/index';
@@ -63,7 +63,7 @@ export class CatalogReport {
             openWorldHint: hints.openWorldHint ?? true,
           },
           input_schema: tool.inputSchema,
-          output_schema: tool.outputSchema,
+          output_schema: tool.outputSchema ?? {},
         };
       }),
     };

@@ -39,7 +39,7 @@ export class ListsReport {
   async audit(
     filter: AuditFilter,
     page: { before?: number; limit: number },
-  ): Promise<AuditSearchPage> {
+  ): Promise<Omit<AuditSearchPage, 'next_cursor'>> {
     const found = await this.auditSearch.search(filter, page);
     return { entries: found.matches, next_before: found.next ?? null };
   }

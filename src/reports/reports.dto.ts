@@ -188,8 +188,16 @@ export class AuditSearchPage {
     type: 'integer',
     nullable: true,
     example: 4120,
-    description:
-      'While older entries remain to be searched: the `before` of the next page (a page searches a bounded number of entries, so it may hold fewer than `limit`, even none).',
+    deprecated: true,
+    description: 'Deprecated: `next_cursor` as a number, the `before` of the next page.',
   })
   next_before: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '4120',
+    description:
+      'While older entries remain to be searched: the `cursor` of the next page (a page searches a bounded number of entries, so it may hold fewer than `limit`, even none).',
+  })
+  next_cursor: string | null;
 }

@@ -1,7 +1,15 @@
 import type { Result } from 'ioredis';
 import { redisCall } from '../kernel/store/redis/redis.connection';
 import type { RedisDatabase } from '../kernel/store/redis/redis.database';
-import { RunChanges, RunEndReason, RunFilter, RunRecord, RunStore, runStatus } from './run.store';
+import {
+  RunChanges,
+  RunEndReason,
+  RunFilter,
+  RunLease,
+  RunRecord,
+  RunStore,
+  runStatus,
+} from './run.store';
 
 /** Runs' keys (docs in RedisKeys): the record and the lookup have slots of their own. */
 const RunKeys = {
@@ -42,6 +50,19 @@ const RUN_SCRIPTS = {
       redis.call('HSET', KEYS[1], unpack(ARGV))
       return redis.call('HGETALL', KEYS[1])`,
   },
+  /**
+   * KEYS: the record. ARGV: now, then field/value pairs (JSON: an ISO time compares as its text).
+   * The record after, or {} when it is not active at `now`.
+   */
+  tisExtendRun: {
+    numberOfKeys: 1,
+    lua: `
+      local ended = redis.call('HGET', KEYS[1], 'ended_at')
+      if not ended or ended ~= 'null' then return {} end
+      if redis.call('HGET', KEYS[1], 'expires_at') <= ARGV[1] then return {} end
+      redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+      return redis.call('HGETALL', KEYS[1])`,
+  },
   /** KEYS: the record. ARGV: ended_at, ended_reason (JSON). The record after, or {} when ended. */
   tisEndRun: {
     numberOfKeys: 1,
@@ -57,6 +78,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     tisAdmitRun(...args: (string | number)[]): Result<number, Context>;
     tisChangeRun(...args: string[]): Result<string[], Context>;
+    tisExtendRun(...args: string[]): Result<string[], Context>;
     tisEndRun(...args: string[]): Result<string[], Context>;
   }
 }
@@ -174,6 +196,25 @@ export class RedisRunStore extends RunStore {
     const fields = toFields(changes);
     if (!fields.length) return this.find(id);
     return toRun(await redisCall(this.redis.client.tisChangeRun(RunKeys.record(id), ...fields)));
+  }
+
+  /**
+   * The record's script decides; the parent's active runs and the ends follow, each only where the
+   * run is still listed (XX: a run ended meanwhile is not listed again among the active).
+   */
+  async extend(id: string, lease: RunLease, now: string): Promise<RunRecord | undefined> {
+    const { client } = this.redis;
+    const after = toRun(
+      await redisCall(
+        client.tisExtendRun(RunKeys.record(id), JSON.stringify(now), ...toFields(lease)),
+      ),
+    );
+    if (after) {
+      const expiry = Date.parse(after.expires_at);
+      await redisCall(client.zadd(RunKeys.activeOf(after.parent.id), 'XX', expiry, id));
+      await redisCall(client.zadd(RunKeys.ends, 'XX', expiry, id));
+    }
+    return after;
   }
 
   async end(id: string, reason: RunEndReason, at: string): Promise<RunRecord | undefined> {

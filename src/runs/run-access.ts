@@ -1,5 +1,5 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
-import { ANY_TOOL_SCOPE, hasScope, TOOL_SCOPE_PREFIX } from '../auth';
+import { ANY_TOOL_SCOPE, hasScope, TOOL_SCOPE_PREFIX } from '../kernel/auth/scopes';
 
 /** `sk_run_` and 64 hex digits: a bearer credential every client that takes a key takes. */
 export const RUN_TOKEN_PATTERN = /^sk_run_[0-9a-f]{64}$/;
@@ -44,4 +44,17 @@ export function defaultRunScopes(held: readonly string[]): string[] {
 /** What a run may do now: its scopes that its parent still holds. */
 export function effectiveRunScopes(run: readonly string[], parent: readonly string[]): string[] {
   return run.filter((scope) => hasScope(parent, scope));
+}
+
+/**
+ * What a run holds once a token that holds `held` lends it its time: what both allow. A run's scope
+ * the token covers is kept; one the token holds only in part (`services:execute` against the
+ * token's `services:execute:greet`) gives way to the token's narrower run scopes it covers.
+ */
+export function narrowedRunScopes(run: readonly string[], held: readonly string[]): string[] {
+  const kept = run.filter((scope) => hasScope(held, scope));
+  for (const scope of held) {
+    if (isRunScope(scope) && hasScope(run, scope) && !hasScope(kept, scope)) kept.push(scope);
+  }
+  return kept;
 }

@@ -183,6 +183,40 @@ onBothBackends('runs', RUN_STORE, (current) => {
     expect(await store.find(idAt(99))).toBeUndefined();
   });
 
+  it('extends an active run: its expiry, its scopes and its place among the active follow', async () => {
+    const { store, another } = current();
+    const parent = 'prn_0123456789abcdef0123456789abcdef';
+    const record = run(0, parent, { ttl: 10, kind: 'principal' });
+    await store.insert(record, 1);
+    const lease = { expires_at: at(60), scopes: ['services:execute:greet'] };
+    const extended = await store.extend(record.id, lease, at(5));
+    expect(extended).toEqual({ ...record, ...lease });
+    expect(await (await another()).findByHash(record.token_hash)).toEqual(extended);
+    // Active past its first expiry: no room for another at 30 minutes, room at 60.
+    expect(await store.insert(run(30, parent, { kind: 'principal' }), 1)).toBe(false);
+    expect(
+      ids(await store.list({ parentId: parent, status: 'active', limit: 5, now: at(30) })),
+    ).toEqual([record.id]);
+    expect(await store.purge(at(59), 10)).toEqual([]);
+    expect(await store.insert(run(60, parent, { kind: 'principal' }), 1)).toBe(true);
+  });
+
+  it('leaves a run that is not active as it was: expired, ended, or unknown', async () => {
+    const { store } = current();
+    const expired = run(0, undefined, { ttl: 10 });
+    const ended = run(1);
+    for (const r of [expired, ended]) await store.insert(r, 1000);
+    const after = await store.end(ended.id, 'deleted', at(2));
+    const lease = { expires_at: at(600), scopes: ['services:read'] };
+    expect(await store.extend(expired.id, lease, at(10))).toBeUndefined();
+    expect(await store.extend(ended.id, lease, at(3))).toBeUndefined();
+    expect(await store.extend(idAt(99), lease, at(3))).toBeUndefined();
+    expect(await store.find(expired.id)).toEqual(expired);
+    expect(await store.find(ended.id)).toEqual(after);
+    expect(await store.find(idAt(99))).toBeUndefined();
+    expect(ids(await store.purge(at(11), 10)).sort()).toEqual([expired.id, ended.id].sort());
+  });
+
   it('ends a run once: the first end stands, from whichever connection', async () => {
     const { store, another } = current();
     const record = run(0);

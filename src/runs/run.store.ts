@@ -26,6 +26,9 @@ export interface RunRecord {
 /** What a PATCH may change of a run. */
 export type RunChanges = Partial<Pick<RunRecord, 'budget' | 'label'>>;
 
+/** What a PATCH's `ttl_seconds` gives a run: a new expiry, and the scopes it keeps until then. */
+export type RunLease = Pick<RunRecord, 'expires_at' | 'scopes'>;
+
 /** Which runs a list shows, newest first, after `before` (an id). */
 export interface RunFilter {
   parentId?: string;
@@ -55,6 +58,12 @@ export abstract class RunStore {
   abstract list(filter: RunFilter): Promise<RunRecord[]>;
   /** The run after the change; undefined for an unknown run. */
   abstract update(id: string, changes: RunChanges): Promise<RunRecord | undefined>;
+  /**
+   * Gives a run active at `now` (neither ended nor expired) a new lease: its expiry (and its place
+   * among its parent's active runs) and its scopes. The record after; undefined for a run that is
+   * not active, which is left as it was.
+   */
+  abstract extend(id: string, lease: RunLease, now: string): Promise<RunRecord | undefined>;
   /** Ends an active run (the first end stands); the record after, or undefined when it had ended. */
   abstract end(id: string, reason: RunEndReason, at: string): Promise<RunRecord | undefined>;
   /** Forgets runs that ended (or expired) before `before`; the records forgotten. */

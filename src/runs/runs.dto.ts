@@ -20,7 +20,8 @@ export class CreateRunInput {
   budget: number;
 
   @IntField({
-    description: 'How long the run lasts, in seconds.',
+    description:
+      "How long the run lasts, in seconds (a principal's run: at most until the token that makes it expires).",
     optional: true,
     ...RUN_TTL,
   })
@@ -65,6 +66,15 @@ export class UpdateRunInput {
   })
   budget?: number;
 
+  @IntField({
+    description:
+      "The run lasts this many seconds from now (a principal's run: at most until the token sent expires, and with only the scopes that token holds).",
+    optional: true,
+    minimum: RUN_TTL.minimum,
+    maximum: RUN_TTL.maximum,
+  })
+  ttl_seconds?: number;
+
   @StringField({
     description: 'A new label.',
     optional: true,
@@ -107,6 +117,19 @@ export class RunView {
     additionalProperties: { type: 'integer' },
   })
   spent_by_tool?: Record<string, number>;
+}
+
+/** `/api/v1/auth/me` for a run's token: the run, and its parent's kind and id only. */
+export class RunMe {
+  @ApiProperty({ enum: ['run'] }) kind: 'run';
+  @ApiProperty({ example: 'run_0190f3c9a2b4d5e6f708192a3b' }) run_id: string;
+  @ApiProperty({ type: String, nullable: true }) label: string | null;
+  @ApiProperty({ type: RunParentView }) parent: RunParentView;
+  @ApiProperty({ type: [String], description: 'What the run may do now.' }) scopes: string[];
+  @ApiProperty() budget: number;
+  @ApiProperty() spent: number;
+  @ApiProperty() remaining: number;
+  @ApiProperty({ format: 'date-time' }) expires_at: string;
 }
 
 export class CreatedRun extends RunView {

@@ -1,25 +1,36 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AuditService, type AuditActor } from '../audit';
-import { hasScope } from '../auth';
+import { hasScope } from '../kernel/auth/scopes';
 import { Clock } from '../kernel/common/clock';
 import { ApiError } from '../kernel/errors/api-error';
 import { checkedMetadata } from './run-input';
 import { UsageStore } from '../limits';
 import { PrincipalsService } from '../oauth';
 import { KeysService } from '../subjects';
-import type { ApiKeyRecord, AuthenticatedPrincipal, Caller, PrincipalRecord } from '../subjects';
+import type { ApiKeyRecord, Caller, PrincipalRecord } from '../subjects';
 import { WebhooksService } from '../webhooks';
 import {
   defaultRunScopes,
-  effectiveRunScopes,
   hashRunToken,
   isRunScope,
   newRunId,
   newRunToken,
   RUN_TOKEN_PATTERN,
 } from './run-access';
+import { runCaller } from './run-caller';
+import { createdRunExpiry, runLease } from './run-lifetime';
+import { runMe, runView } from './run-view';
 import { RunEndReason, RunRecord, RunStatus, RunStore, runStatus } from './run.store';
-import { CreatedRun, CreateRunInput, RUN_TTL, RunPage, RunView, UpdateRunInput } from './runs.dto';
+import type { RunChanges, RunLease } from './run.store';
+import {
+  CreatedRun,
+  CreateRunInput,
+  RUN_TTL,
+  RunMe,
+  RunPage,
+  RunView,
+  UpdateRunInput,
+} from './runs.dto';
 
 /** Active runs a parent may have at once. */
 export const MAX_ACTIVE_RUNS = 1000;
@@ -68,8 +79,8 @@ export class RunsService {
     if (!scopes.length) throw new ApiError(403, 'The creator holds no tool scope to give a run.');
     const metadata = checkedMetadata(input.metadata);
     const now = this.clock.now();
+    const expiresAt = createdRunExpiry(caller, input.ttl_seconds ?? RUN_TTL.default, now.getTime());
     const token = newRunToken();
-    const ttl = input.ttl_seconds ?? RUN_TTL.default;
     const run: RunRecord = {
       id: newRunId(now.getTime()),
       token_hash: hashRunToken(token),
@@ -79,7 +90,7 @@ export class RunsService {
       label: input.label ?? null,
       metadata,
       created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + ttl * 1000).toISOString(),
+      expires_at: expiresAt,
       ended_at: null,
       ended_reason: null,
     };
@@ -104,10 +115,19 @@ export class RunsService {
     const now = this.clock.now().toISOString();
     const runs = await this.store.list({ ...query, parentId, now, limit: query.limit + 1 });
     const page = runs.slice(0, query.limit);
+    const spendings = await Promise.all(
+      page.map((run) => this.usage.getRunSpending(run.parent.id, run.id)),
+    );
     return {
-      runs: page.map((run) => this.view(run)),
+      runs: page.map((run, i) => this.listed(run, spendings[i])),
       next_cursor: runs.length > query.limit ? page[page.length - 1].id : null,
     };
+  }
+
+  /** A run's view in a list: what it spent in all, without the spending per tool. */
+  private listed(run: RunRecord, spending: Record<string, number>): RunView {
+    const { spent_by_tool: _byTool, ...view } = this.view(run, spending);
+    return view;
   }
 
   async get(caller: Caller, id: string): Promise<RunView> {
@@ -116,21 +136,43 @@ export class RunsService {
     return this.view(run, spending);
   }
 
+  /**
+   * Changes a run's budget or label, and with `ttl_seconds` its time from now (runLease: a
+   * principal's run by that principal only, within its current token). A run that is no longer
+   * active gets no more time (409); nothing is written before every check has passed.
+   */
   async update(
     caller: Caller,
     id: string,
     input: UpdateRunInput,
     actor: AuditActor,
   ): Promise<RunView> {
-    await this.reachable(caller, id, 'admin:write');
-    const changes = { budget: input.budget, label: input.label };
+    const run = await this.reachable(caller, id, 'admin:write');
+    const nowMs = this.clock.nowMs();
+    const lease =
+      input.ttl_seconds === undefined ? undefined : runLease(caller, run, input.ttl_seconds, nowMs);
+    const changes: RunChanges = { budget: input.budget, label: input.label };
     for (const name of ['budget', 'label'] as const) {
       if (changes[name] === undefined) delete changes[name];
     }
+    if (lease) await this.extend(id, lease, nowMs);
     const after = await this.store.update(id, changes);
     if (!after) throw new ApiError(404, RUN_NOT_FOUND);
-    if (Object.keys(changes).length) await this.audit.record(actor, 'run.updated', id, changes);
+    const audited: RunChanges & Partial<RunLease> = { ...changes, ...lease };
+    if (Object.keys(audited).length) await this.audit.record(actor, 'run.updated', id, audited);
     return this.get(caller, id);
+  }
+
+  private async extend(id: string, lease: RunLease, nowMs: number): Promise<void> {
+    const after = await this.store.extend(id, lease, new Date(nowMs).toISOString());
+    if (!after) throw new ApiError(409, RUN_ENDED);
+  }
+
+  /** A run's token's own view of its run (`/auth/me`). */
+  async me(caller: Caller): Promise<RunMe> {
+    const run = caller.run && (await this.store.find(caller.run.id));
+    if (!run) throw new ApiError(404, RUN_NOT_FOUND);
+    return runMe(run, caller, await this.usage.getRunSpending(run.parent.id, run.id));
   }
 
   /** Ends a run at once: its token is refused from the next call on, on every instance. */
@@ -164,7 +206,7 @@ export class RunsService {
     }
     const known = this.callers.get(run);
     if (known?.parent === parent) return { caller: known.caller };
-    const caller = this.callerOf(run, parent);
+    const caller = runCaller(run, parent, (principal) => this.principals.planOf(principal));
     if (Object.isFrozen(run) && Object.isFrozen(parent)) this.callers.set(run, { parent, caller });
     return { caller };
   }
@@ -183,37 +225,6 @@ export class RunsService {
     const principal = await this.principals.find(run.parent.id);
     if (!principal) return 'parent_revoked';
     return principal.enabled ? principal : 'parent_disabled';
-  }
-
-  /** The run's caller: its parent's, with the run's scopes the parent holds, and the run. */
-  private callerOf(run: RunRecord, parent: ApiKeyRecord | PrincipalRecord): Caller {
-    const within = { id: run.id, budget: run.budget };
-    if ('hash' in parent) {
-      const { hash: _hash, previous_hash: _previous, ...fields } = parent;
-      return {
-        kind: 'key',
-        ...fields,
-        scopes: effectiveRunScopes(run.scopes, parent.scopes),
-        run: within,
-      };
-    }
-    const caller: AuthenticatedPrincipal = {
-      kind: 'principal',
-      id: parent.id,
-      issuer: parent.issuer,
-      subject: parent.subject,
-      client_id: parent.client_id,
-      external_id: parent.external_id,
-      scopes: effectiveRunScopes(run.scopes, parent.scopes ?? ['*']),
-      expires_at: run.expires_at,
-      plan: this.principals.planOf(parent),
-      daily_limit: parent.daily_limit,
-      monthly_limit: parent.monthly_limit,
-      rate_limit: parent.rate_limit,
-      revision: parent.revision,
-      run: within,
-    };
-    return caller;
   }
 
   /** `listener` runs after each run this instance ends (the invocations cancel its queued calls). */
@@ -268,23 +279,6 @@ export class RunsService {
   }
 
   private view(run: RunRecord, spending?: Record<string, number>): RunView {
-    const spent = spending ? Object.values(spending).reduce((sum, n) => sum + n, 0) : undefined;
-    const status = runStatus(run, this.clock.now().toISOString());
-    return {
-      id: run.id,
-      budget: run.budget,
-      spent: spent ?? 0,
-      remaining: Math.max(0, run.budget - (spent ?? 0)),
-      created_at: run.created_at,
-      expires_at: run.expires_at,
-      scopes: run.scopes,
-      label: run.label,
-      metadata: run.metadata,
-      parent: run.parent,
-      status,
-      ended_reason: status === 'expired' ? 'expired' : run.ended_reason,
-      ended_at: run.ended_at,
-      ...(spending ? { spent_by_tool: spending } : {}),
-    };
+    return runView(run, this.clock.now().toISOString(), spending);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Periodic } from '../kernel/common/periodic';
 import { RunsService } from './runs.service';
 
 /** How often ended runs past their 30 days are forgotten. */
@@ -8,30 +9,22 @@ const PURGE_EVERY_MS = 3_600_000;
 @Injectable()
 export class RunsUpkeep implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Runs');
-  private timer?: NodeJS.Timeout;
-  private purging?: Promise<void>;
+  private readonly purge = new Periodic({
+    everyMs: PURGE_EVERY_MS,
+    work: async () => {
+      const purged = await this.runs.purge();
+      if (purged) this.logger.log(`Forgot ${purged} ended runs`);
+    },
+    onError: (error) => this.logger.warn({ err: error }, 'Could not purge ended runs'),
+  });
 
   constructor(private readonly runs: RunsService) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.purge(), PURGE_EVERY_MS);
-    this.timer.unref();
-    this.purge();
+    this.purge.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.purging;
-  }
-
-  private purge(): void {
-    if (this.purging) return;
-    this.purging = this.runs
-      .purge()
-      .then(
-        (purged) => void (purged && this.logger.log(`Forgot ${purged} ended runs`)),
-        (error: unknown) => this.logger.warn({ err: error }, 'Could not purge ended runs'),
-      )
-      .finally(() => (this.purging = undefined));
+  onApplicationShutdown(): Promise<void> {
+    return this.purge.stop();
   }
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
-import { RunChanges, RunEndReason, RunFilter, RunRecord, RunStore } from './run.store';
+import { RunChanges, RunEndReason, RunFilter, RunLease, RunRecord, RunStore } from './run.store';
 
 const MIGRATIONS = [
   `CREATE TABLE runs (
@@ -71,6 +71,10 @@ export class SqliteRunStore extends RunStore {
       ),
       byHash: db.prepare('SELECT * FROM runs WHERE token_hash = ?'),
       byId: db.prepare('SELECT * FROM runs WHERE id = ?'),
+      extend: db.prepare(
+        `UPDATE runs SET expires_at = @expires_at, scopes = @scopes
+         WHERE id = @id AND ended_at IS NULL AND expires_at > @now`,
+      ),
       end: db.prepare(
         'UPDATE runs SET ended_at = ?, ended_reason = ? WHERE id = ? AND ended_at IS NULL',
       ),
@@ -82,7 +86,7 @@ export class SqliteRunStore extends RunStore {
   }
 
   insert(run: RunRecord, maxActive: number): Promise<boolean> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         const active = this.stmt.active.get(run.parent.id, run.created_at) as number;
         if (active >= maxActive) return false;
@@ -105,7 +109,7 @@ export class SqliteRunStore extends RunStore {
    * the next call. Frozen: the same record while it holds.
    */
   findByHash(hash: string): Promise<RunRecord | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const version = this.sqlite.dataVersion();
       if (version !== this.runsAsOf) {
         this.runsByHash.clear();
@@ -122,7 +126,7 @@ export class SqliteRunStore extends RunStore {
   }
 
   find(id: string): Promise<RunRecord | undefined> {
-    return this.sqlite.run(() => this.read(this.stmt.byId, id));
+    return this.sqlite.attempt(() => this.read(this.stmt.byId, id));
   }
 
   private read(statement: Database.Statement, value: string): RunRecord | undefined {
@@ -139,12 +143,12 @@ export class SqliteRunStore extends RunStore {
     let statement = this.lists.get(sql);
     if (!statement) this.lists.set(sql, (statement = this.sqlite.db.prepare(sql)));
     const prepared = statement;
-    return this.sqlite.run(() => (prepared.all(filter) as RunRow[]).map(toRun));
+    return this.sqlite.attempt(() => (prepared.all(filter) as RunRow[]).map(toRun));
   }
 
   update(id: string, changes: RunChanges): Promise<RunRecord | undefined> {
     const columns = Object.keys(changes).filter((name) => name === 'budget' || name === 'label');
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       if (columns.length) {
         const set = columns.map((name) => `${name} = @${name}`).join(', ');
         this.sqlite.db.prepare(`UPDATE runs SET ${set} WHERE id = @id`).run({ ...changes, id });
@@ -154,8 +158,17 @@ export class SqliteRunStore extends RunStore {
     });
   }
 
+  extend(id: string, lease: RunLease, now: string): Promise<RunRecord | undefined> {
+    const change = { id, now, expires_at: lease.expires_at, scopes: JSON.stringify(lease.scopes) };
+    return this.sqlite.attempt(() => {
+      if (!this.stmt.extend.run(change).changes) return undefined;
+      this.sqlite.written();
+      return this.read(this.stmt.byId, id);
+    });
+  }
+
   end(id: string, reason: RunEndReason, at: string): Promise<RunRecord | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       if (!this.stmt.end.run(at, reason, id).changes) return undefined;
       this.sqlite.written();
       return this.read(this.stmt.byId, id);
@@ -163,7 +176,7 @@ export class SqliteRunStore extends RunStore {
   }
 
   purge(before: string, limit: number): Promise<RunRecord[]> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         const runs = (this.stmt.ended.all(before, limit) as RunRow[]).map(toRun);
         for (const run of runs) this.stmt.delete.run(run.id);

@@ -2,7 +2,7 @@ import { ApiProperty, ApiQuery } from '@nestjs/swagger';
 import { LABEL_PATTERN } from '../kernel/common/text';
 import { BoolField, IntField, StringField, StringListField } from '../kernel/validation/fields';
 import { DailyLimitPatch, LIMIT_BOUNDS, MonthlyLimitPatch, RateLimitPatch } from '../limits';
-import { SCOPE_TEMPLATES } from '../auth';
+import { SCOPE_TEMPLATES } from '../kernel/auth/scopes';
 
 /** A key's name: 1 to this many characters, a label (no control or bidi characters). */
 export const KEY_NAME_MAX_LENGTH = 200;

@@ -30,7 +30,8 @@ export class AuthFailureLimiter {
       throw new ApiError(
         429,
         `Too many failed authentication attempts from this address. ${retryAfterText(Math.max(1, hit.timeToBlockExpire))}`,
-        rateLimitHeaders(limit, 0, hit.timeToBlockExpire),
+        // A fixed window: `limit` failures a window, all of them at once if they come so.
+        rateLimitHeaders({ rate: limit, windowMs, burst: limit }, 0, hit.timeToBlockExpire),
       );
     }
   }

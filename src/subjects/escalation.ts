@@ -1,7 +1,7 @@
 import { effectiveLimits, planLimits, toolCost } from '../limits';
 import type { Settings } from '../kernel/settings/settings';
 import type { Caller } from './caller';
-import { hasScope } from '../auth';
+import { hasScope } from '../kernel/auth/scopes';
 
 /** The fields of a key request that grant something: what a caller may give only if it has it. */
 export interface Grant {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { spans } from '../kernel/common/tracing-gate';
 import { AuditActor, SYSTEM_ACTOR } from '../audit';
 import { Clock } from '../kernel/common/clock';
 import { planNamed, Settings, SETTINGS } from '../kernel/settings/settings';
@@ -27,7 +28,7 @@ import {
   SCOPE_TEMPLATES,
   ToolCatalog,
   validScopesText,
-} from '../auth';
+} from '../kernel/auth/scopes';
 
 /** Whether the record lets this secret's hash in now: an active key, its secret or one in its grace. */
 function opens(record: ApiKeyRecord, hash: string, now: Date): boolean {
@@ -265,8 +266,9 @@ export class KeysService {
     if (now.getTime() - last < TOUCH_INTERVAL_MS) return;
     if (this.lastTouched.size >= MAX_TOUCHED_KEYS) this.lastTouched.clear();
     this.lastTouched.set(id, now.getTime());
-    this.store
-      .touchKey(id, now.toISOString())
+    // Outside the call's spans: it does not wait for it (the first call in a minute as the others).
+    spans
+      .detached(() => this.store.touchKey(id, now.toISOString()))
       .catch((error: unknown) =>
         this.logger.warn({ err: error }, 'Could not write a last-used time'),
       );

@@ -93,13 +93,13 @@ export class SqliteKeyStore extends KeyStore {
   }
 
   insertKey(key: NewKeyRecord): Promise<void> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       this.stmt.insertKey.run(keyParams(key));
     });
   }
 
   insertKeyIfNone(key: NewKeyRecord): Promise<boolean> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db
         .transaction(() => {
           if ((this.stmt.countKeys.get() as number) > 0) return false;
@@ -117,14 +117,14 @@ export class SqliteKeyStore extends KeyStore {
    * before; only the lookup's statement is saved (docs/performance.md, "Why the hot path is written as it is").
    */
   findKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.kept(this.keysByHash, hash, () => this.stmt.byHash.get({ hash })),
     );
   }
 
   /** As `findKeyByHash`, by id: what a run's call reads of its parent key on every call. */
   findKeyById(id: string): Promise<ApiKeyRecord | undefined> {
-    return this.sqlite.run(() => this.kept(this.keysById, id, () => this.stmt.byId.get(id)));
+    return this.sqlite.attempt(() => this.kept(this.keysById, id, () => this.stmt.byId.get(id)));
   }
 
   /** A key found through `kept`, or read (`read`), frozen, and kept while `keysAsOf` holds. */
@@ -165,7 +165,7 @@ export class SqliteKeyStore extends KeyStore {
 
   listKeys(page: { after?: KeyPosition; limit?: number } = {}): Promise<ApiKeyRecord[]> {
     const limit = page.limit ?? -1;
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const rows = page.after
         ? this.stmt.listAfter.all(page.after.created_at, page.after.id, limit)
         : this.stmt.list.all(limit);
@@ -178,7 +178,7 @@ export class SqliteKeyStore extends KeyStore {
     const params: Record<string, unknown> = { ...changes, id };
     if (changes.scopes) params.scopes = JSON.stringify(changes.scopes);
     if (changes.enabled !== undefined) params.enabled = changes.enabled ? 1 : 0;
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       if (columns.length) {
         const set = columns.map((c) => `${c} = @${c}`).join(', ');
         this.sqlite.db.prepare(`UPDATE api_keys SET ${set} WHERE id = @id`).run(params);
@@ -190,7 +190,7 @@ export class SqliteKeyStore extends KeyStore {
   }
 
   rotateKey(id: string, rotation: KeyRotation): Promise<ApiKeyRecord | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       this.stmt.rotate.run({ ...rotation, id });
       this.sqlite.written();
       const row = this.stmt.byId.get(id) as KeyRow | undefined;
@@ -199,7 +199,7 @@ export class SqliteKeyStore extends KeyStore {
   }
 
   revokeKey(id: string, at: string): Promise<boolean> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const { changes } = this.stmt.revoke.run(at, id);
       this.sqlite.written();
       return changes > 0;

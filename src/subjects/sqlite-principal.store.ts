@@ -120,7 +120,7 @@ export class SqlitePrincipalStore extends PrincipalStore {
     seen: NewPrincipalRecord,
     options: { max?: number } = {},
   ): Promise<PrincipalRecord | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const version = this.sqlite.dataVersion();
       if (version !== this.cacheVersion) {
         this.cache.clear();
@@ -145,7 +145,7 @@ export class SqlitePrincipalStore extends PrincipalStore {
   }
 
   findPrincipal(id: string): Promise<PrincipalRecord | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const row = this.stmt.byId.get(id) as PrincipalRow | undefined;
       return row && toRecord(row);
     });
@@ -155,7 +155,7 @@ export class SqlitePrincipalStore extends PrincipalStore {
     page: { after?: PrincipalPosition; limit?: number } = {},
   ): Promise<PrincipalRecord[]> {
     const limit = page.limit ?? -1;
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const rows = page.after
         ? this.stmt.listAfter.all(page.after.first_seen_at, page.after.id, limit)
         : this.stmt.list.all(limit);
@@ -164,14 +164,14 @@ export class SqlitePrincipalStore extends PrincipalStore {
   }
 
   countPrincipals(): Promise<number> {
-    return this.sqlite.run(() => this.stmt.count.get() as number);
+    return this.sqlite.attempt(() => this.stmt.count.get() as number);
   }
 
   updatePrincipal(id: string, changes: PrincipalChanges): Promise<PrincipalRecord | undefined> {
     const columns = Object.keys(changes).filter((c) => CHANGEABLE.includes(c));
     const params: Record<string, unknown> = { ...changes, id };
     if (changes.enabled !== undefined) params.enabled = changes.enabled ? 1 : 0;
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       if (columns.length) {
         const set = columns.map((c) => `${c} = @${c}`).join(', ');
         this.sqlite.db.prepare(`UPDATE principals SET ${set} WHERE id = @id`).run(params);
@@ -186,14 +186,14 @@ export class SqlitePrincipalStore extends PrincipalStore {
     id: string,
     seen: { at: string; clientId: string | null; tokenPlan: string | null },
   ): Promise<void> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       this.stmt.touch.run(seen.at, seen.clientId, seen.tokenPlan, id);
     });
   }
 
   /** Read and written in one synchronous step: no other write comes between. */
   addPrincipalScopes(id: string, scopes: string[]): Promise<void> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const row = this.stmt.byId.get(id) as PrincipalRow | undefined;
       if (!row) return;
       const recorded = toRecord(row).scopes ?? [];
@@ -205,7 +205,7 @@ export class SqlitePrincipalStore extends PrincipalStore {
   }
 
   deletePrincipal(id: string): Promise<PrincipalRecord | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const row = this.stmt.delete.get(id) as PrincipalRow | undefined;
       this.sqlite.written();
       return row && toRecord(row);
@@ -213,7 +213,7 @@ export class SqlitePrincipalStore extends PrincipalStore {
   }
 
   putPrincipal(record: PrincipalRecord): Promise<void> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       this.stmt.put.run(toRow(record));
       this.sqlite.written();
     });
@@ -222,7 +222,7 @@ export class SqlitePrincipalStore extends PrincipalStore {
   /** A slice of PURGE_SLICE at a time, each its own statement: the event loop free between. */
   async *purgeIdlePrincipals(seenBefore: string): AsyncIterable<string[]> {
     for (;;) {
-      const ids = await this.sqlite.run(() => {
+      const ids = await this.sqlite.attempt(() => {
         const gone = this.stmt.purge.all(seenBefore, PURGE_SLICE) as string[];
         if (gone.length) this.sqlite.written();
         return gone;

@@ -7,7 +7,7 @@ import { KeyStore } from './key.store';
 import { PrincipalStore } from './principal.store';
 import { SUBJECT_STORES } from './subjects.stores';
 import { AuthFailureLimiter } from './auth-failure.limiter';
-import { AuthChallenges } from '../auth';
+import { AuthChallenges } from '../kernel/auth/challenges';
 import { KeySearch } from './key-search';
 import { KeySubjects } from './key.subjects';
 import { SubjectsService } from './subjects.service';

@@ -1,5 +1,5 @@
 import type { AuditActor } from '../audit';
-import type { ToolCatalog } from '../auth';
+import type { ToolCatalog } from '../kernel/auth/scopes';
 import { ApiError, ValidationFailed } from '../kernel/errors/api-error';
 import type { ReplyControl } from '../kernel/http/plumbing';
 import { loadSettings } from '../kernel/settings/settings';

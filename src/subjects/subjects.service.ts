@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SEARCH_BUDGET_TOKEN, searchPage } from '../kernel/common/bounded-search';
 import type { AuditActor } from '../audit';
-import { INSUFFICIENT_PERMISSIONS, ToolCatalog } from '../auth';
+import { INSUFFICIENT_PERMISSIONS } from '../kernel/auth/auth.errors';
+import { ToolCatalog } from '../kernel/auth/scopes';
 import { ApiError } from '../kernel/errors/api-error';
-import { nextLink } from '../kernel/http/page-cursor';
+import { nextPage } from '../kernel/http/page-cursor';
 import type { ReplyControl } from '../kernel/http/plumbing';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { invalidQueryValue, queryInts } from '../kernel/validation/query';
@@ -97,16 +98,13 @@ export class SubjectsService {
         { after, limit: page },
         this.budget,
       );
-      if (found.next) {
-        const filters = { external_id: externalId };
-        res.header('Link', nextLink(kind.path, page, kind.cursor(found.next), filters));
-      }
+      const link = { path: kind.path, limit: page, filters: { external_id: externalId } };
+      nextPage(res, found.next && kind.cursor(found.next), link);
       return found.matches;
     }
     const records = await kind.list(after, page + 1);
-    if (records.length > page) {
-      res.header('Link', nextLink(kind.path, page, kind.cursor(kind.position(records[page - 1]))));
-    }
+    const next = records.length > page ? kind.cursor(kind.position(records[page - 1])) : null;
+    nextPage(res, next, { path: kind.path, limit: page });
     return records.slice(0, page);
   }
 

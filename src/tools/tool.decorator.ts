@@ -21,7 +21,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import type { Scope } from '../auth';
+import type { Scope } from '../kernel/auth/scopes';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../kernel/openapi/api-errors';
 import { ToolRunner } from './tool-runner';
 

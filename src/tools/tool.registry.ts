@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { ToolCatalog } from '../auth';
+import { ToolCatalog } from '../kernel/auth/scopes';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
 import { compiledValidatorFor } from '../kernel/validation/compiled.validator';
 import { JsonSchema, jsonSchemaOf } from '../kernel/validation/json-schema';
@@ -36,13 +36,25 @@ export interface RegisteredTool extends ToolDefinition {
   runtime: ToolRuntimeSettings;
   /** JSON Schemas derived from the input and output DTOs (the same as OpenAPI's). */
   inputSchema: JsonSchema;
-  outputSchema: JsonSchema;
+  /** Undefined for a source's tool whose upstream declares none. */
+  outputSchema?: JsonSchema;
   /**
    * Runs the tool's handler on an already validated input: its answer, or the promise of it (a
    * synchronous handler's answer comes back as it is, so that the runtime pays nothing for what
    * it need not wait for).
    */
   invoke(input: object, context: ToolContext): unknown;
+  /** A source's tool (src/sources/): the source's name; undefined for a native tool. */
+  source?: string;
+  /** A source's tool: its name upstream. */
+  upstreamName?: string;
+  /** A source's tool whose answer is an MCP result (an MCP upstream's), passed on as it came. */
+  answersMcpResult?: boolean;
+  /**
+   * A source's tool: checks the arguments against the upstream's own JSON Schema (ajv) and answers
+   * the input; a native tool's input is its DTO's, checked by the validation pipe.
+   */
+  validateInput?(args: unknown): object;
 }
 
 /** Every `@Tool()` handler of the application, found through Nest's discovery at start-up. */
@@ -50,6 +62,11 @@ export interface RegisteredTool extends ToolDefinition {
 export class ToolRegistry extends ToolCatalog implements OnModuleInit {
   private readonly tools = new Map<string, RegisteredTool>();
   private readonly costsByTool = new Map<string, number>();
+  /** Tool names in lower case: collisions are found as routes match, case-insensitively. */
+  private readonly lowerNames = new Set<string>();
+  /** The sources that have tools here: `@<source>` of `services:execute:@<source>`. */
+  private readonly sources = new Map<string, number>();
+  private version = 0;
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -62,7 +79,40 @@ export class ToolRegistry extends ToolCatalog implements OnModuleInit {
 
   /** The registered tools' names: what `services:execute:<tool>` scopes may name. */
   names(): string[] {
-    return [...this.tools.keys()];
+    return [...this.tools.keys(), ...[...this.sources.keys()].map((source) => `@${source}`)];
+  }
+
+  /** Counts every change of the tools (a source's tools added or removed): caches compare it. */
+  changes(): number {
+    return this.version;
+  }
+
+  /** Whether a tool has this name, case aside. */
+  isTaken(name: string): boolean {
+    return this.lowerNames.has(name.toLowerCase());
+  }
+
+  /** Adds a source's tool (src/sources/): its name must not be taken, case aside. */
+  register(tool: RegisteredTool): void {
+    if (this.isTaken(tool.name)) throw new Error(`A tool is already named '${tool.name}'`);
+    this.tools.set(tool.name, tool);
+    this.lowerNames.add(tool.name.toLowerCase());
+    this.costsByTool.set(tool.name, tool.runtime.cost);
+    if (tool.source) this.sources.set(tool.source, (this.sources.get(tool.source) ?? 0) + 1);
+    this.version++;
+  }
+
+  /** Removes a source's tool; a native tool stays. */
+  unregister(name: string): void {
+    const tool = this.tools.get(name);
+    if (!tool?.source) return;
+    this.tools.delete(name);
+    this.lowerNames.delete(name.toLowerCase());
+    this.costsByTool.delete(name);
+    const left = (this.sources.get(tool.source) ?? 1) - 1;
+    if (left > 0) this.sources.set(tool.source, left);
+    else this.sources.delete(tool.source);
+    this.version++;
   }
 
   costs(): ReadonlyMap<string, number> {
@@ -102,7 +152,10 @@ export class ToolRegistry extends ToolCatalog implements OnModuleInit {
       }
     }
     this.checkOverrides();
-    for (const tool of this.tools.values()) this.costsByTool.set(tool.name, tool.runtime.cost);
+    for (const tool of this.tools.values()) {
+      this.costsByTool.set(tool.name, tool.runtime.cost);
+      this.lowerNames.add(tool.name.toLowerCase());
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ToolCatalog } from '../auth';
+import { ToolCatalog } from '../kernel/auth/scopes';
 import { ToolRegistry } from './tool.registry';
 
 @Global()

@@ -1,11 +1,16 @@
 /**
  * The tracing feature's public entry (docs/observability.md). The entry points import it first,
- * for its effect: `./start` starts the OpenTelemetry SDK when the environment asks for it, before
- * anything it instruments is loaded (so it is exported first).
+ * for its effect: `./start` starts the OpenTelemetry SDK when the environment asks for it and
+ * installs the recording spans in the seam, before anything it instruments is loaded (so it is
+ * exported first).
  */
 export { stopTracing } from './start';
-export { tracingOn, tracingRequested } from '../kernel/common/tracing-gate';
-export { traceFields } from './log-trace';
+export { tracingRequested } from '../kernel/common/tracing-gate';
+export { spans } from '../kernel/common/tracing-gate';
 export { TracingModule } from './tracing.module';
-export { inBackgroundSpan, inMcpSpan, inToolSpan, Traced } from './spans';
-export type { BackgroundRunFacts, McpRequestFacts, ToolRunFacts } from './spans';
+export { Traced } from './traced';
+export type {
+  BackgroundRunFacts,
+  McpRequestFacts,
+  ToolRunFacts,
+} from '../kernel/common/tracing-gate';

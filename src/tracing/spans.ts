@@ -9,7 +9,12 @@ import {
   TextMapGetter,
   trace,
 } from '@opentelemetry/api';
-import { inRecordingSpan, tracingOn } from '../kernel/common/tracing-gate';
+import type {
+  BackgroundRunFacts,
+  McpRequestFacts,
+  ToolRunFacts,
+} from '../kernel/common/tracing-gate';
+import { inRecordingSpan } from '../kernel/common/tracing-gate';
 
 const tracer = trace.getTracer('tool-invocation-service');
 
@@ -22,28 +27,17 @@ const META_GETTER: TextMapGetter<Record<string, unknown>> = {
   },
 };
 
-/** One MCP request as its span describes it (the MCP semantic conventions of OpenTelemetry). */
-export interface McpRequestFacts {
-  method: string;
-  /** The tool (or prompt) it names, for the span's name and `gen_ai.tool.name`. */
-  tool?: string;
-  /** `jsonrpc.request.id`, for a request (a notification has none). */
-  id?: string | number;
-  /** `mcp.protocol.version`: 2026-07-28, or the 2025 revision spoken (2025-06-18, ...). */
-  protocolVersion: string;
-  /** `network.transport`: `tcp` over HTTP, `pipe` over stdio. */
-  network: 'tcp' | 'pipe';
-  /** The request's `_meta`: `traceparent`, `tracestate`, `baggage` continue the client's trace. */
-  meta?: Record<string, unknown>;
-}
-
 /**
  * Runs an MCP request in a SERVER span named `{method} {tool}`: its parent is the trace context in
  * the request's `_meta` when it has one (then linked to the HTTP request's span), else the span
  * around it. A result with `isError` sets `error.type = tool_error`; a thrown error, its JSON-RPC
  * code (or `_OTHER`).
  */
-export async function inMcpSpan<T>(facts: McpRequestFacts, run: () => Promise<T>): Promise<T> {
+export async function inMcpSpan<T>(
+  factsOf: () => McpRequestFacts,
+  run: () => Promise<T>,
+): Promise<T> {
+  const facts = factsOf();
   const ambient = context.active();
   const fromMeta: Context | undefined =
     facts.meta && typeof facts.meta.traceparent === 'string'
@@ -85,16 +79,6 @@ export async function inMcpSpan<T>(facts: McpRequestFacts, run: () => Promise<T>
   } finally {
     span.end();
   }
-}
-
-/** A tool's run as its span describes it: never its arguments or result. */
-export interface ToolRunFacts {
-  tool: string;
-  callerKind: string;
-  callerId: string;
-  cost: number;
-  /** The call's arguments: recorded only with `OTEL_TIS_CAPTURE_ARGUMENTS=true`. */
-  input: object;
 }
 
 /** Tool arguments and results leave the process only when the operator says so. */
@@ -146,12 +130,6 @@ export async function inToolSpan<T>(facts: ToolRunFacts, run: () => Promise<T>):
   }
 }
 
-/** A call run in the background, as its span describes it: its tool and who started it. */
-export interface BackgroundRunFacts {
-  tool: { name: string };
-  actor: { caller: { kind: string; id: string } };
-}
-
 /**
  * Runs a call accepted for the background (a REST 202, an MCP task) in a span `background_run
  * {tool}` of a trace of its own, linked to the span of the request that accepted it: that request
@@ -185,31 +163,49 @@ export async function inBackgroundSpan<T>(
 }
 
 /**
- * A method run in an INTERNAL span of that name when tracing is on and its call is recorded: a
- * step of a call that waits on I/O (authentication, the rate and credit counts, the
- * Idempotency-Key), whose store calls are its children. Off, the method is left as written:
- * decided once, when its class is defined.
+ * A method run in an INTERNAL span of that name when its call is recorded and `when` (if given)
+ * says so for its arguments: a step of a call that waits on I/O (authentication, the rate and
+ * credit counts, the Idempotency-Key), whose store calls are its children.
  */
-export function Traced(name: string): MethodDecorator {
-  return (_target, _key, descriptor) => {
-    if (!tracingOn) return;
-    const method = descriptor.value as unknown as (...args: unknown[]) => Promise<unknown>;
-    const traced = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
-      if (!inRecordingSpan()) return method.apply(this, args);
-      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL });
-      try {
-        return await context.with(trace.setSpan(context.active(), span), () =>
-          method.apply(this, args),
-        );
-      } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        const status = (error as { getStatus?: () => number }).getStatus?.();
-        span.setAttribute('error.type', status === undefined ? '_OTHER' : String(status));
-        throw error;
-      } finally {
-        span.end();
-      }
-    };
-    descriptor.value = traced as unknown as typeof descriptor.value;
+export function recordingDecorate(
+  name: string,
+  when: ((...args: never[]) => boolean) | undefined,
+  descriptor: PropertyDescriptor,
+): void {
+  const method = descriptor.value as (...args: unknown[]) => Promise<unknown>;
+  const asks = when as ((...args: unknown[]) => boolean) | undefined;
+  descriptor.value = async function (this: unknown, ...args: unknown[]): Promise<unknown> {
+    if (!inRecordingSpan() || (asks && !asks(...args))) return method.apply(this, args);
+    const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL });
+    try {
+      return await context.with(trace.setSpan(context.active(), span), () =>
+        method.apply(this, args),
+      );
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      const status = (error as { getStatus?: () => number }).getStatus?.();
+      span.setAttribute('error.type', status === undefined ? '_OTHER' : String(status));
+      throw error;
+    } finally {
+      span.end();
+    }
   };
+}
+
+/** Messages answered together inside `run`: a span each, side by side, each as long as the whole. */
+export async function inMcpSpans(
+  factsOf: () => McpRequestFacts[],
+  run: () => Promise<void>,
+): Promise<void> {
+  const facts = factsOf();
+  if (facts.length === 0) return run();
+  const done = run();
+  await Promise.all(
+    facts.map((message) =>
+      inMcpSpan(
+        () => message,
+        () => done,
+      ),
+    ),
+  );
 }

@@ -20,3 +20,4 @@ export { WebhookDeliveryModule, WebhooksModule } from './webhooks.module';
 export { MAX_ENDPOINTS, WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
 export type { Resolver } from './webhook-target';
 export { QuotaThresholds } from './quota-thresholds';
+export { resolveTarget, systemResolver, urlRefusal } from './webhook-target';

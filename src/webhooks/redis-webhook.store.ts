@@ -4,8 +4,11 @@ import { RedisKeys } from '../kernel/store/redis/redis.keys';
 import { WEBHOOK_SCRIPTS } from './redis-webhook.scripts';
 import {
   AttemptOutcome,
+  BackloggedDelivery,
+  ClaimLimits,
   DisabledReason,
   EndpointChanges,
+  FailingSpell,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookStore,
@@ -13,10 +16,27 @@ import {
 
 /** Deliveries a purge script looks at in one run (the purge runs it until the lists are done). */
 const PURGE_BATCH = '500';
+/** Deliveries of the earlier layout moved in one script run (the move runs it until done). */
+const MOVE_BATCH = '500';
 /** A marker whose expiry Redis's clock says is past is still kept this long (housekeeping). */
 const MARK_KEPT_MS = String(24 * 60 * 60 * 1000);
 
-const { webhookDue: DUE, webhookDeliveryBase: DELIVERY, webhookEndpoints: ENDPOINTS } = RedisKeys;
+const {
+  webhookDeliveryBase: DELIVERY,
+  webhookEndpoints: ENDPOINTS,
+  webhookEndpointBase: ENDPOINT,
+  webhookDueBase: DUE,
+  webhookPendingBase: PENDING,
+} = RedisKeys;
+
+/** An endpoint's due and pending sets. */
+const outboxOf = (endpointId: string) => [
+  RedisKeys.webhookDueOf(endpointId),
+  RedisKeys.webhookPendingOf(endpointId),
+];
+
+/** An endpoint's fields added since its first version: what a record written before lacks. */
+const ENDPOINT_DEFAULTS = { consecutive_failures: 0, backlog_failed: 0, backlog_failed_at: null };
 
 const ms = (iso: string) => String(Date.parse(iso));
 
@@ -42,9 +62,10 @@ const dueScore = (d: Pick<WebhookDelivery, 'status' | 'next_attempt_at'>) =>
 /**
  * Endpoints and the outbox in Redis, under the hash tag `{webhooks}` (redis.keys.ts). Records are
  * hashes of JSON values (`"pending"`, `null`, `3`, `["*"]`): a change is an HSET of its fields,
- * atomic without cjson. The due set holds the pending deliveries, scored by when due (ms); a claim
- * moves one to its lease's end. Endpoint writes, enqueues and retries are durable under
- * REDIS_WAIT_REPLICAS; claims and attempts are not (a lost one is sent again).
+ * atomic without cjson. Each endpoint's due set holds its pending deliveries, scored by when due
+ * (ms; a claim moves one to its lease's end), and its pending set the same by age. Endpoint
+ * writes, enqueues and retries are durable under REDIS_WAIT_REPLICAS; claims and attempts are not
+ * (a lost one is sent again).
  */
 export class RedisWebhookStore extends WebhookStore {
   constructor(private readonly redis: RedisDatabase) {
@@ -66,7 +87,9 @@ export class RedisWebhookStore extends WebhookStore {
   }
 
   async getEndpoint(id: string): Promise<WebhookEndpoint | undefined> {
-    return decode(read(await redisCall(this.client.hgetall(RedisKeys.webhookEndpoint(id)))));
+    const fields = await redisCall(this.client.hgetall(RedisKeys.webhookEndpoint(id)));
+    const endpoint = decode<WebhookEndpoint>(read(fields));
+    return endpoint && { ...ENDPOINT_DEFAULTS, ...endpoint };
   }
 
   async listEndpoints(): Promise<WebhookEndpoint[]> {
@@ -78,7 +101,7 @@ export class RedisWebhookStore extends WebhookStore {
     const after = await this.redis.durable<string[]>((p) =>
       p.tisChangeWebhookRecord(
         RedisKeys.webhookEndpoint(id),
-        DUE,
+        ...outboxOf(id),
         id,
         '',
         '',
@@ -86,7 +109,8 @@ export class RedisWebhookStore extends WebhookStore {
         ...encode(changes),
       ),
     );
-    return decode(after);
+    const endpoint = decode<WebhookEndpoint>(after);
+    return endpoint && { ...ENDPOINT_DEFAULTS, ...endpoint };
   }
 
   async disableEndpoint(id: string, reason: DisabledReason, at: string): Promise<boolean> {
@@ -94,7 +118,7 @@ export class RedisWebhookStore extends WebhookStore {
     const after = await this.redis.durable<string[]>((p) =>
       p.tisChangeWebhookRecord(
         RedisKeys.webhookEndpoint(id),
-        DUE,
+        ...outboxOf(id),
         id,
         'enabled',
         'true',
@@ -108,44 +132,70 @@ export class RedisWebhookStore extends WebhookStore {
   async deleteEndpoint(id: string): Promise<boolean> {
     const keys = [RedisKeys.webhookEndpoint(id), ENDPOINTS, RedisKeys.webhookDeliveriesOf(id)];
     const deleted = await this.redis.durable<number>((p) =>
-      p.tisDeleteWebhookEndpoint(...keys, DUE, DELIVERY, id),
+      p.tisDeleteWebhookEndpoint(...keys, ...outboxOf(id), DELIVERY, id),
     );
     return deleted === 1;
   }
 
-  async enqueue(deliveries: WebhookDelivery[]): Promise<void> {
-    if (deliveries.length === 0) return;
+  async enqueue(
+    deliveries: WebhookDelivery[],
+    maxPending: number,
+    at: string,
+  ): Promise<BackloggedDelivery[]> {
+    if (deliveries.length === 0) return [];
     const args = deliveries.flatMap((d) => {
       const pairs = encode(d);
       return [d.id, d.endpoint_id, dueScore(d), String(pairs.length), ...pairs];
     });
-    await this.redis.durable((p) =>
-      p.tisEnqueueWebhookDeliveries(DUE, DELIVERY, RedisKeys.webhookDeliveriesOfBase, ...args),
+    const keys = [DELIVERY, RedisKeys.webhookDeliveriesOfBase, DUE, PENDING, ENDPOINT];
+    const failed = await this.redis.durable<string[]>((p) =>
+      p.tisEnqueueWebhookDeliveries(...keys, String(maxPending), JSON.stringify(at), ...args),
     );
+    const backlogged: BackloggedDelivery[] = [];
+    for (let i = 0; i + 2 < failed.length; i += 3) {
+      const type = JSON.parse(failed[i + 1]) as string | null;
+      backlogged.push({ id: failed[i], type: type ?? 'unknown', endpoint_id: failed[i + 2] });
+    }
+    return backlogged;
   }
 
-  async claimDue(now: string, leaseUntil: string, limit: number): Promise<WebhookDelivery[]> {
+  async claimDue(now: string, leaseUntil: string, limits: ClaimLimits) {
+    const busy = [...limits.inFlight].flatMap(([id, count]) => [id, String(count)]);
     const records = await redisCall(
-      this.client.tisClaimWebhookDeliveries(DUE, DELIVERY, ms(now), ms(leaseUntil), String(limit)),
+      this.client.tisClaimWebhookDeliveries(
+        ...[ENDPOINTS, ENDPOINT, DUE, DELIVERY],
+        ...[ms(now), ms(leaseUntil), String(limits.total), String(limits.perEndpoint)],
+        ...[String(limits.failingAfter), limits.after ?? '', ...busy],
+      ),
     );
     return found(records.map((flat) => decode<WebhookDelivery>(flat)));
   }
 
-  async recordAttempt(id: string, outcome: AttemptOutcome): Promise<void> {
+  async recordAttempt(
+    delivery: Pick<WebhookDelivery, 'id' | 'endpoint_id'>,
+    outcome: AttemptOutcome,
+    sent: boolean,
+  ): Promise<FailingSpell | undefined> {
     const { attempt, status, response_status, error, last_attempt_at, next_attempt_at } = outcome;
     const fields = { attempt, status, response_status, error, last_attempt_at, next_attempt_at };
-    const key = RedisKeys.webhookDelivery(id);
-    await redisCall(
-      this.client.tisChangeWebhookRecord(
-        key,
-        DUE,
-        id,
-        '',
-        '',
-        dueScore(outcome),
+    const keys = [
+      RedisKeys.webhookDelivery(delivery.id),
+      RedisKeys.webhookEndpoint(delivery.endpoint_id),
+      ...outboxOf(delivery.endpoint_id),
+    ];
+    const flags = [sent ? '1' : '0', status === 'succeeded' ? '1' : '0'];
+    const spell = await redisCall(
+      this.client.tisRecordWebhookAttempt(
+        ...keys,
+        ...[delivery.id, dueScore(outcome), ...flags, JSON.stringify(last_attempt_at)],
         ...encode(fields),
       ),
     );
+    if (spell.length === 0) return undefined;
+    return {
+      failing_since: JSON.parse(spell[0] ?? 'null') as string | null,
+      consecutive_failures: Number(spell[1] ?? 0),
+    };
   }
 
   async listDeliveries(endpointId: string, page: { before?: string; limit: number }) {
@@ -167,13 +217,21 @@ export class RedisWebhookStore extends WebhookStore {
     const key = RedisKeys.webhookDelivery(id);
     const changes = encode({ status: 'pending', next_attempt_at: now });
     const after = await this.redis.durable<string[]>((p) =>
-      p.tisChangeWebhookRecord(key, DUE, id, 'status', '"failed"', ms(now), ...changes),
+      p.tisChangeWebhookRecord(
+        key,
+        ...outboxOf(endpointId),
+        id,
+        'status',
+        '"failed"',
+        ms(now),
+        ...changes,
+      ),
     );
     return decode<WebhookDelivery>(after);
   }
 
   pendingCount(): Promise<number> {
-    return redisCall(this.client.zcard(DUE));
+    return redisCall(this.client.tisCountWebhookPending(ENDPOINTS, PENDING));
   }
 
   /** Each endpoint's list, oldest first, PURGE_BATCH deliveries a script run (others run between). */
@@ -185,13 +243,23 @@ export class RedisWebhookStore extends WebhookStore {
       const list = RedisKeys.webhookDeliveriesOf(endpointId);
       for (let from = '-'; from !== '';) {
         const [removed, next] = await redisCall(
-          this.client.tisPurgeWebhookDeliveries(list, DUE, DELIVERY, until, from, PURGE_BATCH),
+          this.client.tisPurgeWebhookDeliveries(list, DELIVERY, until, from, PURGE_BATCH),
         );
         purged += removed;
         from = next;
       }
     }
     return purged;
+  }
+
+  /** The earlier layout's one due set, moved into the endpoints' own a batch at a time. */
+  async moveEarlierOutbox(): Promise<number> {
+    const keys = [RedisKeys.webhookEarlierDue, DELIVERY, DUE, PENDING];
+    const before = await redisCall(this.client.zcard(RedisKeys.webhookEarlierDue));
+    for (let left = before; left > 0;) {
+      left = await redisCall(this.client.tisMoveEarlierWebhookDue(...keys, MOVE_BATCH));
+    }
+    return before;
   }
 
   async markOnce(marker: string, now: string, expiresAt: string): Promise<boolean> {

@@ -1,46 +1,21 @@
 import type Database from 'better-sqlite3';
 import type { SqliteDatabase } from '../kernel/store/sqlite/sqlite.database';
+import { PLUCKED, WEBHOOK_MIGRATIONS, WEBHOOK_STATEMENTS } from './sqlite-webhook.schema';
 import {
   AttemptOutcome,
+  BACKLOG_ERROR,
+  BackloggedDelivery,
+  ClaimLimits,
   DisabledReason,
   EndpointChanges,
+  FailingSpell,
+  roomOf,
+  claimOrder,
+  roundRobin,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookStore,
 } from './webhook.store';
-
-const MIGRATIONS = [
-  `CREATE TABLE webhook_endpoints (
-     id TEXT PRIMARY KEY,
-     url TEXT NOT NULL,
-     events TEXT NOT NULL,
-     description TEXT,
-     enabled INTEGER NOT NULL,
-     disabled_reason TEXT,
-     secrets TEXT NOT NULL,
-     failing_since TEXT,
-     created_at TEXT NOT NULL,
-     updated_at TEXT NOT NULL
-   );
-   CREATE TABLE webhook_deliveries (
-     id TEXT PRIMARY KEY,
-     endpoint_id TEXT NOT NULL,
-     event_id TEXT NOT NULL,
-     type TEXT NOT NULL,
-     payload TEXT NOT NULL,
-     attempt INTEGER NOT NULL,
-     status TEXT NOT NULL,
-     response_status INTEGER,
-     error TEXT,
-     at TEXT NOT NULL,
-     last_attempt_at TEXT,
-     next_attempt_at TEXT,
-     lease_until TEXT
-   );
-   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
-   CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id);
-   CREATE TABLE webhook_marks (marker TEXT PRIMARY KEY, expires_at TEXT NOT NULL);`,
-];
 
 interface EndpointRow {
   id: string;
@@ -51,9 +26,16 @@ interface EndpointRow {
   disabled_reason: WebhookEndpoint['disabled_reason'];
   secrets: string;
   failing_since: string | null;
+  consecutive_failures: number;
+  backlog_failed: number;
+  backlog_failed_at: string | null;
   created_at: string;
   updated_at: string;
 }
+
+type StatementName = keyof typeof WEBHOOK_STATEMENTS;
+
+type SpellRow = Pick<EndpointRow, 'id' | 'consecutive_failures'>;
 
 const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   ...row,
@@ -70,9 +52,6 @@ const toRow = (endpoint: Partial<WebhookEndpoint>): Partial<EndpointRow> => {
   return row;
 };
 
-const DELIVERY_COLUMNS =
-  'id, endpoint_id, event_id, type, payload, attempt, status, response_status, error, at, last_attempt_at, next_attempt_at';
-
 /** A change's columns, by name: only these may be set (the names come from code, not clients). */
 const CHANGEABLE = new Set([
   'url',
@@ -82,75 +61,28 @@ const CHANGEABLE = new Set([
   'disabled_reason',
   'secrets',
   'failing_since',
+  'consecutive_failures',
   'updated_at',
 ]);
 
 /** Endpoints and the outbox in the embedded store: `webhook_endpoints`, `webhook_deliveries`. */
 export class SqliteWebhookStore extends WebhookStore {
-  private readonly statements: Record<string, Database.Statement>;
+  private readonly statements: Record<StatementName, Database.Statement>;
 
   constructor(private readonly sqlite: SqliteDatabase) {
     super();
-    sqlite.ensureSchema('webhooks', MIGRATIONS);
-    const { db } = sqlite;
-    this.statements = {
-      count: db.prepare('SELECT COUNT(*) FROM webhook_endpoints').pluck(),
-      insertEndpoint: db.prepare(
-        `INSERT INTO webhook_endpoints (id, url, events, description, enabled, disabled_reason,
-           secrets, failing_since, created_at, updated_at)
-         VALUES (@id, @url, @events, @description, @enabled, @disabled_reason, @secrets,
-           @failing_since, @created_at, @updated_at)`,
-      ),
-      endpoint: db.prepare('SELECT * FROM webhook_endpoints WHERE id = ?'),
-      endpoints: db.prepare('SELECT * FROM webhook_endpoints ORDER BY created_at, id'),
-      disable: db.prepare(
-        `UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ?
-         WHERE id = ? AND enabled = 1`,
-      ),
-      deleteEndpoint: db.prepare('DELETE FROM webhook_endpoints WHERE id = ?'),
-      deleteDeliveriesOf: db.prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ?'),
-      insertDelivery: db.prepare(
-        `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS})
-         VALUES (@id, @endpoint_id, @event_id, @type, @payload, @attempt, @status,
-           @response_status, @error, @at, @last_attempt_at, @next_attempt_at)`,
-      ),
-      due: db.prepare(
-        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= ?
-           AND (lease_until IS NULL OR lease_until <= ?)
-         ORDER BY next_attempt_at LIMIT ?`,
-      ),
-      lease: db.prepare('UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?'),
-      record: db.prepare(
-        `UPDATE webhook_deliveries SET attempt = @attempt, status = @status,
-           response_status = @response_status, error = @error,
-           last_attempt_at = @last_attempt_at, next_attempt_at = @next_attempt_at,
-           lease_until = NULL
-         WHERE id = @id`,
-      ),
-      deliveries: db.prepare(
-        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
-         WHERE endpoint_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-      ),
-      delivery: db.prepare(
-        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ? AND id = ?`,
-      ),
-      retry: db.prepare(
-        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_until = NULL
-         WHERE endpoint_id = ? AND id = ? AND status = 'failed'`,
-      ),
-      pending: db
-        .prepare("SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending'")
-        .pluck(),
-      purge: db.prepare("DELETE FROM webhook_deliveries WHERE at < ? AND status != 'pending'"),
-      mark: db.prepare('INSERT OR IGNORE INTO webhook_marks (marker, expires_at) VALUES (?, ?)'),
-      pruneMarks: db.prepare('DELETE FROM webhook_marks WHERE expires_at <= ?'),
-    };
+    sqlite.ensureSchema('webhooks', WEBHOOK_MIGRATIONS);
+    this.statements = Object.fromEntries(
+      Object.entries(WEBHOOK_STATEMENTS).map(([name, sql]) => {
+        const statement = sqlite.db.prepare(sql);
+        return [name, PLUCKED.has(name as StatementName) ? statement.pluck() : statement];
+      }),
+    ) as Record<StatementName, Database.Statement>;
   }
 
   createEndpoint(endpoint: WebhookEndpoint, max: number): Promise<boolean> {
     const { count, insertEndpoint } = this.statements;
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         if ((count.get() as number) >= max) return false;
         insertEndpoint.run(toRow(endpoint));
@@ -160,14 +92,14 @@ export class SqliteWebhookStore extends WebhookStore {
   }
 
   getEndpoint(id: string): Promise<WebhookEndpoint | undefined> {
-    return this.sqlite.run(() => {
+    return this.sqlite.attempt(() => {
       const row = this.statements.endpoint.get(id) as EndpointRow | undefined;
       return row && toEndpoint(row);
     });
   }
 
   listEndpoints(): Promise<WebhookEndpoint[]> {
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       (this.statements.endpoints.all() as EndpointRow[]).map(toEndpoint),
     );
   }
@@ -175,7 +107,7 @@ export class SqliteWebhookStore extends WebhookStore {
   updateEndpoint(id: string, changes: EndpointChanges): Promise<WebhookEndpoint | undefined> {
     const row = toRow(changes);
     const columns = Object.keys(row).filter((name) => CHANGEABLE.has(name));
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         if (columns.length > 0) {
           const set = columns.map((name) => `${name} = @${name}`).join(', ');
@@ -191,43 +123,78 @@ export class SqliteWebhookStore extends WebhookStore {
   }
 
   disableEndpoint(id: string, reason: DisabledReason, at: string): Promise<boolean> {
-    return this.sqlite.run(() => this.statements.disable.run(reason, at, id).changes > 0);
+    return this.sqlite.attempt(() => this.statements.disable.run(reason, at, id).changes > 0);
   }
 
   deleteEndpoint(id: string): Promise<boolean> {
-    const { deleteEndpoint, deleteDeliveriesOf } = this.statements;
-    return this.sqlite.run(() =>
+    const { deleteEndpoint, deleteDeliveriesOf, deletePendingOf } = this.statements;
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         deleteDeliveriesOf.run(id);
+        deletePendingOf.run(id);
         return deleteEndpoint.run(id).changes > 0;
       })(),
     );
   }
 
-  enqueue(deliveries: WebhookDelivery[]): Promise<void> {
+  enqueue(
+    deliveries: WebhookDelivery[],
+    maxPending: number,
+    at: string,
+  ): Promise<BackloggedDelivery[]> {
     const { insertDelivery } = this.statements;
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         for (const delivery of deliveries) insertDelivery.run(delivery);
+        const endpoints = new Set(deliveries.map((delivery) => delivery.endpoint_id));
+        return [...endpoints].flatMap((endpointId) => this.failPast(endpointId, maxPending, at));
       })(),
     );
   }
 
-  claimDue(now: string, leaseUntil: string, limit: number): Promise<WebhookDelivery[]> {
-    const { due, lease } = this.statements;
-    return this.sqlite.run(() =>
+  /** The endpoint's oldest pending failed unsent, past `maxPending` of them (in a transaction). */
+  private failPast(endpointId: string, maxPending: number, at: string): BackloggedDelivery[] {
+    const { pendingOf, oldestPending, failUnsent, countBacklog } = this.statements;
+    const over = ((pendingOf.get(endpointId) as number | undefined) ?? 0) - maxPending;
+    if (over <= 0) return [];
+    const oldest = oldestPending.all(endpointId, over) as BackloggedDelivery[];
+    for (const delivery of oldest) failUnsent.run(BACKLOG_ERROR, delivery.id);
+    countBacklog.run(oldest.length, at, endpointId);
+    return oldest;
+  }
+
+  claimDue(now: string, leaseUntil: string, limits: ClaimLimits): Promise<WebhookDelivery[]> {
+    const { spells, dueOf, lease } = this.statements;
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
-        const found = due.all(now, now, limit) as WebhookDelivery[];
-        for (const delivery of found) lease.run(leaseUntil, delivery.id);
-        return found;
+        const endpoints = claimOrder(spells.all() as SpellRow[], limits);
+        const lists = endpoints.map((endpoint) => {
+          const room = roomOf(endpoint, limits);
+          return room > 0 ? (dueOf.all(endpoint.id, now, now, room) as WebhookDelivery[]) : [];
+        });
+        const taken = roundRobin(lists, limits.total);
+        for (const delivery of taken) lease.run(leaseUntil, delivery.id);
+        return taken;
       })(),
     );
   }
 
-  recordAttempt(id: string, outcome: AttemptOutcome): Promise<void> {
-    return this.sqlite.run(() => {
-      this.statements.record.run({ ...outcome, id });
-    });
+  recordAttempt(
+    delivery: Pick<WebhookDelivery, 'id' | 'endpoint_id'>,
+    outcome: AttemptOutcome,
+    sent: boolean,
+  ): Promise<FailingSpell | undefined> {
+    const { record, delivered, failed, spell } = this.statements;
+    const endpointId = delivery.endpoint_id;
+    return this.sqlite.attempt(() =>
+      this.sqlite.db.transaction(() => {
+        record.run({ ...outcome, id: delivery.id });
+        if (!sent) return undefined;
+        if (outcome.status === 'succeeded') delivered.run(endpointId);
+        else failed.run(outcome.last_attempt_at, endpointId);
+        return spell.get(endpointId) as FailingSpell | undefined;
+      })(),
+    );
   }
 
   listDeliveries(
@@ -236,20 +203,20 @@ export class SqliteWebhookStore extends WebhookStore {
   ): Promise<WebhookDelivery[]> {
     // Every id is `dlv_…`: '~' sorts after them all.
     const before = page.before ?? '~';
-    return this.sqlite.run(
+    return this.sqlite.attempt(
       () => this.statements.deliveries.all(endpointId, before, page.limit) as WebhookDelivery[],
     );
   }
 
   getDelivery(endpointId: string, id: string): Promise<WebhookDelivery | undefined> {
-    return this.sqlite.run(
+    return this.sqlite.attempt(
       () => this.statements.delivery.get(endpointId, id) as WebhookDelivery | undefined,
     );
   }
 
   retryDelivery(endpointId: string, id: string, now: string): Promise<WebhookDelivery | undefined> {
     const { retry, delivery } = this.statements;
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         if (retry.run(now, endpointId, id).changes === 0) return undefined;
         return delivery.get(endpointId, id) as WebhookDelivery;
@@ -258,16 +225,21 @@ export class SqliteWebhookStore extends WebhookStore {
   }
 
   pendingCount(): Promise<number> {
-    return this.sqlite.run(() => this.statements.pending.get() as number);
+    return this.sqlite.attempt(() => this.statements.pending.get() as number);
   }
 
   purgeDeliveries(before: string): Promise<number> {
-    return this.sqlite.run(() => this.statements.purge.run(before).changes);
+    return this.sqlite.attempt(() => this.statements.purge.run(before).changes);
+  }
+
+  /** The schema's migrations moved SQLite's outbox. */
+  moveEarlierOutbox(): Promise<number> {
+    return Promise.resolve(0);
   }
 
   markOnce(marker: string, now: string, expiresAt: string): Promise<boolean> {
     const { mark, pruneMarks } = this.statements;
-    return this.sqlite.run(() =>
+    return this.sqlite.attempt(() =>
       this.sqlite.db.transaction(() => {
         pruneMarks.run(now);
         return mark.run(marker, expiresAt).changes > 0;

@@ -7,46 +7,50 @@ import {
 } from '@nestjs/common';
 import { AuditService, SYSTEM_ACTOR } from '../audit';
 import { Clock } from '../kernel/common/clock';
-import { Registry } from 'prom-client';
-import { WebhookMetrics } from './webhook-metrics';
+import { Periodic } from '../kernel/common/periodic';
 import { Settings, SETTINGS } from '../kernel/settings/settings';
+import { WebhookMetrics } from './webhook-metrics';
 import { signedHeaders } from './webhook-secrets';
-import { FAILING_DISABLE_MS, retryDelayMs, RETRY_SCHEDULE_SECONDS } from './webhook-schedule';
+import { attemptOutcome, FAILING_DISABLE_MS, RETRY_SCHEDULE_SECONDS } from './webhook-schedule';
+import { DeliverySlots } from './webhook-slots';
 import { postToTarget, Resolver, TargetAnswer } from './webhook-target';
 import {
   AttemptOutcome,
   DisabledReason,
+  FailingSpell,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookStore,
 } from './webhook.store';
 import { DELIVERIES_KEEP_DAYS, WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
 
-/** A receiver has this long to answer an attempt. */
-export const ATTEMPT_TIMEOUT_MS = 15_000;
-/** A claim lasts this long: past it, another instance may take the delivery (this one stopped). */
+/** A claim lasts at least this long: past it, another instance may take the delivery (this one stopped). */
 const LEASE_MS = 60_000;
-/** Attempts an instance has in flight at most: past it, it claims no more until some end. */
-const MAX_IN_FLIGHT = 20;
 /** Finished deliveries older than the kept days are forgotten this often. */
 const PURGE_EVERY_MS = 3_600_000;
 
 /**
- * Sends what the outbox holds: every poll, the deliveries due are claimed (a lease, so that one
- * instance of several sends each attempt), signed, posted to their endpoint's checked address,
- * and their outcome recorded: succeeded on a 2xx, else retried on the schedule, then failed.
+ * Sends what the outbox holds: every poll, and as soon as an attempt ends, the deliveries due are
+ * claimed (a lease, so that one instance of several sends each attempt) within the instance's free
+ * slots, each endpoint within its share (DeliverySlots), signed, posted to their endpoint's checked
+ * address, and their outcome recorded: succeeded on a 2xx, else retried on the schedule, then
+ * failed.
  */
 @Injectable()
 export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
-  private timer?: NodeJS.Timeout;
-  /** A poll claiming deliveries, while it does. */
-  private claiming?: Promise<void>;
+  /** The polls claiming deliveries, one at a time. */
+  private readonly polls: Periodic;
+  /** An attempt ended while a poll claimed: poll again once it is done. */
+  private wanted = false;
+  /** The next poll asked for by an attempt's end (after the I/O already waiting). */
+  private soon?: NodeJS.Immediate;
   /** Attempts under way, each on its own: a slow receiver holds its own, never a poll. */
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly slots: DeliverySlots;
   private purgedAt = 0;
   private readonly schedule: readonly number[];
-  private readonly metrics: WebhookMetrics;
+  private readonly leaseMs: number;
 
   constructor(
     private readonly store: WebhookStore,
@@ -55,44 +59,79 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
     @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
-    // The application's registry (MetricsModule's, global): what /metrics serves.
-    registry: Registry,
+    private readonly metrics: WebhookMetrics,
   ) {
     this.schedule = settings.webhooks.retrySchedule ?? RETRY_SCHEDULE_SECONDS;
-    this.metrics = new WebhookMetrics(registry, () => store.pendingCount());
+    // Longer than any attempt: a claim lapses only when its instance is gone.
+    this.leaseMs = Math.max(LEASE_MS, 2 * settings.webhooks.timeoutMs);
+    this.slots = new DeliverySlots(settings.webhooks, metrics);
+    this.polls = new Periodic({
+      everyMs: settings.webhooks.pollMs,
+      // An attempt that ended meanwhile asks for the next poll at once, not at the next tick.
+      work: () =>
+        this.round().finally(() => {
+          if (this.wanted) this.pollSoon();
+        }),
+      onError: (error) => this.logger.error({ err: error }, 'Webhook deliveries failed'),
+    });
   }
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.poll(), this.settings.webhooks.pollMs);
-    this.timer.unref();
-    this.poll();
+  async onApplicationBootstrap(): Promise<void> {
+    await this.moveEarlierOutbox();
+    this.polls.start();
+  }
+
+  /** What an earlier version left in its layout of the outbox, moved (the next start tries again). */
+  private async moveEarlierOutbox(): Promise<void> {
+    try {
+      const moved = await this.store.moveEarlierOutbox();
+      if (moved > 0)
+        this.logger.log(`Moved ${moved} webhook deliveries into their endpoints' outboxes`);
+    } catch (error) {
+      this.logger.error(
+        { err: error },
+        "Webhook deliveries of an earlier version's outbox not moved",
+      );
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.claiming;
+    const polls = this.polls.stop();
+    clearImmediate(this.soon);
+    await polls;
     await Promise.all(this.inFlight);
   }
 
   /** One poll at a time; the attempts it starts run on while the next polls claim more. */
   private poll(): void {
-    if (this.claiming) return;
-    this.claiming = this.round()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'Webhook deliveries failed'))
-      .finally(() => (this.claiming = undefined));
+    if (this.polls.busy) {
+      this.wanted = true;
+      return;
+    }
+    void this.polls.runNow();
+  }
+
+  /** A poll once the I/O waiting has run: a freed slot is used without waiting for the timer. */
+  private pollSoon(): void {
+    this.wanted = false;
+    if (this.polls.stopping || this.soon) return;
+    this.soon = setImmediate(() => {
+      this.soon = undefined;
+      this.poll();
+    });
   }
 
   private async round(): Promise<void> {
     const now = this.clock.now();
-    const room = MAX_IN_FLIGHT - this.inFlight.size;
-    const due =
-      room > 0
-        ? await this.store.claimDue(
-            now.toISOString(),
-            new Date(now.getTime() + LEASE_MS).toISOString(),
-            room,
-          )
-        : [];
+    const limits = this.slots.limits();
+    const due = limits
+      ? await this.store.claimDue(
+          now.toISOString(),
+          new Date(now.getTime() + this.leaseMs).toISOString(),
+          limits,
+        )
+      : [];
+    this.slots.claimed(due);
     if (due.length > 0) {
       const endpoints = new Map((await this.store.listEndpoints()).map((e) => [e.id, e]));
       for (const delivery of due) this.start(delivery, endpoints.get(delivery.endpoint_id));
@@ -105,9 +144,14 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private start(delivery: WebhookDelivery, endpoint: WebhookEndpoint | undefined): void {
+    this.slots.take(delivery.endpoint_id);
     const attempt: Promise<void> = this.attempt(delivery, endpoint)
       .catch((error: unknown) => this.logger.error({ err: error }, 'A webhook attempt failed'))
-      .finally(() => this.inFlight.delete(attempt));
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        this.slots.give(delivery.endpoint_id);
+        this.pollSoon();
+      });
     this.inFlight.add(attempt);
   }
 
@@ -117,14 +161,15 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
   ): Promise<void> {
     const started = this.clock.now();
     if (!endpoint?.enabled) {
-      await this.store.recordAttempt(delivery.id, {
+      const unsent: AttemptOutcome = {
         attempt: delivery.attempt,
         status: 'failed',
         response_status: null,
         error: 'The endpoint is disabled.',
         last_attempt_at: delivery.last_attempt_at,
         next_attempt_at: null,
-      });
+      };
+      await this.store.recordAttempt(delivery, unsent, false);
       this.metrics.attempted(delivery.type, 'failed');
       return;
     }
@@ -137,63 +182,27 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     const answer = await postToTarget(endpoint.url, headers, delivery.payload, {
       allowPrivate: this.settings.webhooks.allowPrivate,
       resolver: this.resolver,
-      timeoutMs: ATTEMPT_TIMEOUT_MS,
+      timeoutMs: this.settings.webhooks.timeoutMs,
     });
-    const outcome = this.outcome(delivery, answer, started);
-    await this.store.recordAttempt(delivery.id, outcome);
+    const outcome = attemptOutcome(delivery, answer, started, this.schedule);
+    const spell = await this.store.recordAttempt(delivery, outcome, true);
     this.metrics.attempted(
       delivery.type,
       outcome.status === 'pending' ? 'retrying' : outcome.status,
     );
-    await this.afterAttempt(endpoint, answer, outcome, started);
+    if (outcome.status !== 'succeeded') await this.afterFailure(endpoint, answer, spell, started);
   }
 
-  private outcome(delivery: WebhookDelivery, answer: TargetAnswer, at: Date): AttemptOutcome {
-    const attempt = delivery.attempt + 1;
-    const status = answer.status ?? null;
-    const base = { attempt, response_status: status, last_attempt_at: at.toISOString() };
-    if (status !== null && status >= 200 && status < 300) {
-      return { ...base, status: 'succeeded', error: null, next_attempt_at: null };
-    }
-    const error =
-      answer.error ??
-      (status === 410 ? 'answered 410 Gone: the endpoint is disabled' : `answered ${status}`);
-    // 410: the receiver says it is gone for good.
-    const delay =
-      status === 410
-        ? undefined
-        : retryDelayMs(
-            attempt,
-            this.schedule,
-            honoured(status) ? answer.retryAfterSeconds : undefined,
-          );
-    if (delay === undefined) return { ...base, status: 'failed', error, next_attempt_at: null };
-    return {
-      ...base,
-      status: 'pending',
-      error,
-      next_attempt_at: new Date(at.getTime() + delay).toISOString(),
-    };
-  }
-
-  /** A success ends the endpoint's failing spell; a 410, or 5 days of failures, disables it. */
-  private async afterAttempt(
+  /** A 410, or 5 days of failures since the endpoint's spell began, disables it. */
+  private async afterFailure(
     endpoint: WebhookEndpoint,
     answer: TargetAnswer,
-    outcome: AttemptOutcome,
+    spell: FailingSpell | undefined,
     at: Date,
   ): Promise<void> {
-    if (outcome.status === 'succeeded') {
-      if (endpoint.failing_since !== null) {
-        await this.store.updateEndpoint(endpoint.id, { failing_since: null });
-      }
-      return;
-    }
     if (answer.status === 410) return this.disable(endpoint, 'gone');
-    if (endpoint.failing_since === null) {
-      endpoint.failing_since = at.toISOString();
-      await this.store.updateEndpoint(endpoint.id, { failing_since: endpoint.failing_since });
-    } else if (at.getTime() - Date.parse(endpoint.failing_since) >= FAILING_DISABLE_MS) {
+    const since = spell?.failing_since;
+    if (since && at.getTime() - Date.parse(since) >= FAILING_DISABLE_MS) {
       await this.disable(endpoint, 'failing');
     }
   }
@@ -215,9 +224,4 @@ export class WebhookDeliverer implements OnApplicationBootstrap, OnApplicationSh
     await this.audit.record(SYSTEM_ACTOR, 'webhook.disabled', endpoint.id, { reason });
     this.logger.warn(`Webhook endpoint ${endpoint.id} disabled: ${reason}`);
   }
-}
-
-/** The statuses whose Retry-After is read: rate limited or unavailable for a while. */
-function honoured(status: number | null): boolean {
-  return status === 429 || status === 502 || status === 503 || status === 504;
 }

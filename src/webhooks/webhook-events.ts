@@ -45,6 +45,32 @@ const keyEvent = (description: string, extra: Record<string, Schema> = {}) => ({
   data: object({ key: KEY, actor: ACTOR, ...extra }, ['key', 'actor', ...Object.keys(extra)]),
 });
 
+/** A source as `GET /api/v1/sources/<name>` shows it: never its credentials or URL query. */
+const SOURCE = object(
+  {
+    name: string,
+    kind: { type: 'string', enum: ['mcp', 'openapi'] },
+    url: string,
+    command: string,
+    prefix: string,
+    state: { type: 'string', enum: ['starting', 'ready', 'unavailable', 'error'] },
+    last_error: nullableString,
+    refreshed_at: nullableString,
+    origin: { type: 'string', enum: ['config', 'api'] },
+    tools: { type: 'array', items: { type: 'object' } },
+  },
+  ['name', 'kind', 'prefix', 'state', 'last_error', 'refreshed_at', 'origin', 'tools'],
+);
+
+const sourceEvent = (description: string, acted = false, extra: Record<string, Schema> = {}) => ({
+  description,
+  data: object({ source: SOURCE, ...(acted ? { actor: ACTOR } : {}), ...extra }, [
+    'source',
+    ...(acted ? ['actor'] : []),
+    ...Object.keys(extra),
+  ]),
+});
+
 /**
  * Every event the service sends, with the JSON Schema of its `data` (`GET
  * /api/v1/webhooks/event-types`). Payloads never hold a secret, a key or a token.
@@ -137,6 +163,20 @@ export const WEBHOOK_EVENT_TYPES = {
       run: { type: 'object', description: 'The run as GET /api/v1/runs/<id> shows it.' },
     }),
   },
+  'source.created': sourceEvent('A source was created through POST /api/v1/sources.', true),
+  'source.updated': sourceEvent(
+    'A source made through the API was changed: `changes` names the fields changed.',
+    true,
+    { changes: { type: 'array', items: string } },
+  ),
+  'source.deleted': sourceEvent(
+    'A source made through the API was deleted: its view before.',
+    true,
+  ),
+  'source.unavailable': sourceEvent(
+    'A source can no longer be reached or listed (its state became unavailable): `last_error` says why.',
+  ),
+  'source.available': sourceEvent('A source was listed and its state became ready.'),
 } satisfies Record<string, { description: string; data: Schema }>;
 
 export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { newSecret, SecretBox, signedHeaders } from './webhook-secrets';
+import { SecretBox } from '../kernel/common/secret-box';
+import { newSecret, rotatedSecrets, signedHeaders } from './webhook-secrets';
 import { retryDelayMs, RETRY_SCHEDULE_SECONDS } from './webhook-schedule';
 
 describe('webhook secrets', () => {
@@ -23,7 +24,7 @@ describe('webhook secrets', () => {
     expect(() => new Webhook(newSecret()).verify('{}', headers)).toThrow();
   });
 
-  it('seals secrets at rest with WEBHOOK_SECRET_KEY, and keeps them as they are without it', () => {
+  it('seals secrets at rest with SECRETS_KEY, and keeps them as they are without it', () => {
     const secret = newSecret();
     const box = new SecretBox(KEY);
     const sealed = box.seal(secret);
@@ -35,7 +36,48 @@ describe('webhook secrets', () => {
     expect(new SecretBox(undefined).open(secret)).toBe(secret);
     // Another key, or none, cannot open it.
     expect(() => new SecretBox(`${KEY}x`).open(sealed)).toThrow();
-    expect(() => new SecretBox(undefined).open(sealed)).toThrow(/WEBHOOK_SECRET_KEY/);
+    expect(() => new SecretBox(undefined).open(sealed)).toThrow(/SECRETS_KEY/);
+  });
+});
+
+describe('rotations', () => {
+  const at = (minutes: number) => new Date(Date.UTC(2026, 10, 27, 8, minutes));
+  const iso = (minutes: number) => at(minutes).toISOString();
+
+  it('keeps each rotated-out secret until its own grace ends, two at most, the oldest dropped', () => {
+    const first = rotatedSecrets([{ value: 's0', expires_at: null }], 's1', at(0), 3600);
+    expect(first).toEqual({
+      secrets: [
+        { value: 's1', expires_at: null },
+        { value: 's0', expires_at: iso(60) },
+      ],
+      previousUntil: iso(60),
+    });
+    const second = rotatedSecrets(first.secrets, 's2', at(10), 600);
+    expect(second.secrets).toEqual([
+      { value: 's2', expires_at: null },
+      { value: 's1', expires_at: iso(20) },
+      { value: 's0', expires_at: iso(60) },
+    ]);
+    // A third within both graces drops the oldest; one past its grace is dropped anyway.
+    expect(rotatedSecrets(second.secrets, 's3', at(15), 60).secrets.map((s) => s.value)).toEqual([
+      's3',
+      's2',
+      's1',
+    ]);
+    expect(rotatedSecrets(second.secrets, 's3', at(30), 60).secrets.map((s) => s.value)).toEqual([
+      's3',
+      's2',
+      's0',
+    ]);
+  });
+
+  it('ends every grace on a rotation without one', () => {
+    const first = rotatedSecrets([{ value: 's0', expires_at: null }], 's1', at(0), 3600);
+    expect(rotatedSecrets(first.secrets, 's2', at(10), 0)).toEqual({
+      secrets: [{ value: 's2', expires_at: null }],
+      previousUntil: null,
+    });
   });
 });
 

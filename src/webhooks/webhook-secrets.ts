@@ -1,51 +1,44 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import type { WebhookSecret } from './webhook.store';
+
+/** Rotated-out secrets that keep signing, each until its own grace ends: at most this many. */
+export const MAX_PREVIOUS_SECRETS = 2;
 
 /** A new signing secret, as Standard Webhooks writes them: `whsec_` and 32 random bytes in base64. */
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-const SEALED = 'sealed:v1:';
-
 /**
- * How secrets are kept in the store: as they are, or with WEBHOOK_SECRET_KEY sealed by AES-256-GCM
- * (HMAC needs the secret itself, so it cannot be a hash). The key is derived from the setting by
- * HKDF, so any long random text will do.
+ * An endpoint's secrets after a rotation at `now`, `sealed` the current one: the one it replaces
+ * signs for `graceSeconds` more, and those rotated out before keep their own grace (the oldest
+ * dropped past MAX_PREVIOUS_SECRETS, the expired ones dropped). A grace of 0 is a rotation
+ * without any: the new secret alone signs from now on.
  */
-export class SecretBox {
-  private readonly key?: Buffer;
-
-  constructor(secretKey: string | undefined) {
-    if (secretKey) {
-      this.key = Buffer.from(
-        hkdfSync('sha256', secretKey, 'tool-invocation-service', 'webhook secrets', 32),
-      );
-    }
+export function rotatedSecrets(
+  secrets: readonly WebhookSecret[],
+  sealed: string,
+  now: Date,
+  graceSeconds: number,
+): { secrets: WebhookSecret[]; previousUntil: string | null } {
+  const current = secrets.find((secret) => secret.expires_at === null);
+  if (graceSeconds === 0 || !current) {
+    return { secrets: [{ value: sealed, expires_at: null }], previousUntil: null };
   }
-
-  seal(secret: string): string {
-    if (!this.key) return secret;
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return SEALED + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
-  }
-
-  open(stored: string): string {
-    if (!stored.startsWith(SEALED)) return stored;
-    if (!this.key)
-      throw new Error('A webhook secret is sealed: WEBHOOK_SECRET_KEY is needed to use it');
-    const raw = Buffer.from(stored.slice(SEALED.length), 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-  }
+  const at = now.toISOString();
+  const previousUntil = new Date(now.getTime() + graceSeconds * 1000).toISOString();
+  const inGrace = secrets.filter((secret) => secret.expires_at !== null && secret.expires_at > at);
+  const previous = [{ value: current.value, expires_at: previousUntil }, ...inGrace];
+  return {
+    secrets: [{ value: sealed, expires_at: null }, ...previous.slice(0, MAX_PREVIOUS_SECRETS)],
+    previousUntil,
+  };
 }
 
 /**
  * The Standard Webhooks headers of one attempt: `webhook-signature` holds a `v1,<base64>` per
- * secret, space-separated (the current one and, during a rotation's grace, the previous one).
+ * secret, space-separated (the current one and, during rotations' grace, each previous one).
  */
 export function signedHeaders(
   eventId: string,

@@ -102,6 +102,15 @@ describe('urlRefusal', () => {
     expect(urlRefusal('https://:pass@example.com/hook', allowPrivate)).toMatch(/credentials/);
   });
 
+  it('refuses the URL a view shows, its query string hidden as ?…', () => {
+    for (const url of ['https://hooks.example.com/x?…', 'https://hooks.example.com/x?%E2%80%A6']) {
+      expect(urlRefusal(url, false)).toBe(
+        "The webhook URL's query string is shown as ?… and never returned: send the whole URL, its query string included.",
+      );
+    }
+    expect(urlRefusal('https://hooks.example.com/x?token=…x', false)).toBeUndefined();
+  });
+
   it('refuses a URL past 2,048 characters and one that is not a URL', () => {
     const base = 'https://example.com/';
     expect(urlRefusal(base + 'a'.repeat(2_048 - base.length), false)).toBeUndefined();

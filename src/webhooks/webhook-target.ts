@@ -96,6 +96,9 @@ function bareHost(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
+/** The query string that views show in its place: a URL sent back with it would store it. */
+const HIDDEN_QUERY = '?%E2%80%A6';
+
 /** Why the URL's scheme is refused: https:// always, http:// only on the operator's say. */
 function schemeRefusal(url: URL, allowPrivate: boolean): string | undefined {
   if (url.protocol === 'https:' || (url.protocol === 'http:' && allowPrivate)) return undefined;
@@ -120,6 +123,9 @@ export function urlRefusal(url: string, allowPrivate: boolean): string | undefin
   // Credentials in a URL end up in logs and lists; a receiver checks the delivery's signature.
   if (parsed.username || parsed.password) {
     return 'Webhook URLs must not contain credentials (user:password@).';
+  }
+  if (parsed.search === HIDDEN_QUERY) {
+    return "The webhook URL's query string is shown as ?… and never returned: send the whole URL, its query string included.";
   }
   const host = bareHost(parsed);
   if (isIP(host) === 0) return undefined;

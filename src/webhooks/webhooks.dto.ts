@@ -64,7 +64,8 @@ export class UpdateWebhookInput {
 
 export class RotateWebhookSecretInput {
   @IntField({
-    description: 'Seconds the previous secret keeps signing beside the new one (0 to 86,400).',
+    description:
+      'Seconds the previous secret keeps signing beside the new one (0 to 86,400); secrets rotated out before keep their own grace, two at most. 0: the new secret alone signs from now on.',
     optional: true,
     minimum: 0,
     maximum: MAX_SECRET_GRACE_SECONDS,
@@ -73,10 +74,20 @@ export class RotateWebhookSecretInput {
   grace_seconds?: number;
 }
 
-/** An endpoint as the API shows it: never its secrets. */
+export class PreviousWebhookSecret {
+  @ApiProperty({ description: 'When this rotated-out secret stops signing.' })
+  expires_at: string;
+}
+
+/** An endpoint as the API shows it: never its secrets, its URL's query string hidden. */
 export class WebhookEndpointView {
   @ApiProperty({ example: 'wh_0123456789abcdef' }) id: string;
-  @ApiProperty() url: string;
+  @ApiProperty({
+    description:
+      'Where events are POSTed; a query string is shown as `?…` (it is kept, and sent, as given).',
+    example: 'https://hooks.example.com/tis?…',
+  })
+  url: string;
   @ApiProperty({ type: [String] }) events: string[];
   @ApiProperty({ type: String, nullable: true }) description: string | null;
   @ApiProperty() enabled: boolean;
@@ -97,9 +108,16 @@ export class WebhookEndpointView {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'While a rotated-out secret still signs beside the current one: until when.',
+    description:
+      'While a rotated-out secret still signs beside the current one: until when (the latest of previous_secrets).',
   })
   previous_secret_expires_at: string | null;
+  @ApiProperty({
+    type: [PreviousWebhookSecret],
+    description:
+      'The rotated-out secrets still signing beside the current one, each until the grace of its own rotation ends: at most two, the most recently rotated first.',
+  })
+  previous_secrets: PreviousWebhookSecret[];
   @ApiProperty() created_at: string;
   @ApiProperty() updated_at: string;
 }
@@ -112,12 +130,22 @@ export class CreatedWebhook extends WebhookEndpointView {
 export class RotatedWebhookSecret {
   @ApiProperty({ description: 'The new signing secret (whsec_…): shown this once.' })
   secret: string;
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Until when the secret this rotation replaced keeps signing beside it.',
+  })
   previous_secret_expires_at: string | null;
 }
 
 export class WebhookList {
   @ApiProperty({ type: [WebhookEndpointView] }) webhooks: WebhookEndpointView[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The `cursor` of the next page; null on the last.',
+  })
+  next_cursor: string | null;
 }
 
 export class WebhookDeliveryView {
@@ -134,8 +162,19 @@ export class WebhookDeliveryView {
 
 export class WebhookDeliveryPage {
   @ApiProperty({ type: [WebhookDeliveryView] }) deliveries: WebhookDeliveryView[];
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `before` for the next page.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    deprecated: true,
+    description: 'Deprecated: the same as `next_cursor`.',
+  })
   next_before: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The `cursor` of the next page; null on the last.',
+  })
+  next_cursor: string | null;
 }
 
 export class WebhookEventTypeView {

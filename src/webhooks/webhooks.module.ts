@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
+import { Registry } from 'prom-client';
 import { LimitsModule } from '../limits';
+import { WebhookMetrics } from './webhook-metrics';
 import { systemResolver } from './webhook-target';
 import { WebhookDeliverer } from './webhook-deliverer';
+import { WebhookStore } from './webhook.store';
 import { WEBHOOK_STORES } from './webhooks.stores';
 import { QuotaThresholds } from './quota-thresholds';
 import { WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
@@ -15,8 +18,15 @@ import { WEBHOOK_RESOLVER, WebhooksService } from './webhooks.service';
     WebhooksService,
     QuotaThresholds,
     { provide: WEBHOOK_RESOLVER, useValue: systemResolver },
+    {
+      provide: WebhookMetrics,
+      // The application's registry (MetricsModule's, global) where the process serves /metrics.
+      useFactory: (store: WebhookStore, registry?: Registry) =>
+        new WebhookMetrics(registry, () => store.pendingCount()),
+      inject: [WebhookStore, { token: Registry, optional: true }],
+    },
   ],
-  exports: [WebhooksService, QuotaThresholds, ...WEBHOOK_STORES, WEBHOOK_RESOLVER],
+  exports: [WebhooksService, QuotaThresholds, ...WEBHOOK_STORES, WEBHOOK_RESOLVER, WebhookMetrics],
 })
 export class WebhooksModule {}
 

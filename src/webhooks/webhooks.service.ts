@@ -13,7 +13,10 @@ import {
   WebhookEvent,
   WebhookEventType,
 } from './webhook-events';
-import { newSecret, SecretBox } from './webhook-secrets';
+import { webhooksHealth, type WebhooksHealth } from './webhook-health';
+import { WebhookMetrics } from './webhook-metrics';
+import { SecretBox } from '../kernel/common/secret-box';
+import { newSecret, rotatedSecrets } from './webhook-secrets';
 import { Resolver, resolveTarget, urlRefusal } from './webhook-target';
 import { WebhookDelivery, WebhookEndpoint, WebhookStore } from './webhook.store';
 import type {
@@ -27,7 +30,7 @@ import type {
   WebhookEventTypes,
 } from './webhooks.dto';
 import { MAX_SECRET_GRACE_SECONDS } from './webhooks.dto';
-import { deliveryView, newDelivery, toView } from './webhook-views';
+import { auditedChanges, deliveryView, newDelivery, shownUrl, toView } from './webhook-views';
 
 /** How names are resolved to addresses before a target is checked: the tests' seam. */
 export const WEBHOOK_RESOLVER = Symbol('WEBHOOK_RESOLVER');
@@ -55,6 +58,7 @@ export class WebhooksService {
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
     @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
+    private readonly metrics: WebhookMetrics,
   ) {
     this.secrets = new SecretBox(settings.webhooks.secretKey);
   }
@@ -69,30 +73,21 @@ export class WebhooksService {
     };
   }
 
-  /** What doctor reports: endpoints, those failing or disabled on their own, the outbox's depth. */
-  async health(): Promise<{
-    endpoints: number;
-    failing: string[];
-    disabled: { id: string; reason: string }[];
-    pending: number;
-  }> {
+  /** What doctor reports of the endpoints and the outbox (WebhooksHealth). */
+  async health(): Promise<WebhooksHealth> {
     const endpoints = await this.store.listEndpoints();
-    return {
-      endpoints: endpoints.length,
-      failing: endpoints.filter((e) => e.enabled && e.failing_since !== null).map((e) => e.id),
-      disabled: endpoints
-        .filter((e) => !e.enabled && e.disabled_reason !== 'operator')
-        .map((e) => ({ id: e.id, reason: e.disabled_reason ?? 'unknown' })),
-      pending: await this.store.pendingCount(),
-    };
+    const { maxPendingPerEndpoint } = this.settings.webhooks;
+    const pending = await this.store.pendingCount();
+    return webhooksHealth(endpoints, this.clock.now(), maxPendingPerEndpoint, pending);
   }
 
   async list(): Promise<WebhookEndpointView[]> {
-    return (await this.store.listEndpoints()).map(toView);
+    const now = this.clock.now();
+    return (await this.store.listEndpoints()).map((endpoint) => toView(endpoint, now));
   }
 
   async get(id: string): Promise<WebhookEndpointView> {
-    return toView(await this.endpoint(id));
+    return toView(await this.endpoint(id), this.clock.now());
   }
 
   async create(input: CreateWebhookInput, actor: AuditActor): Promise<CreatedWebhook> {
@@ -109,14 +104,17 @@ export class WebhooksService {
       disabled_reason: null,
       secrets: [{ value: this.secrets.seal(secret), expires_at: null }],
       failing_since: null,
+      consecutive_failures: 0,
+      backlog_failed: 0,
+      backlog_failed_at: null,
       created_at: now,
       updated_at: now,
     };
     if (!(await this.store.createEndpoint(endpoint, MAX_ENDPOINTS))) {
       throw new ApiError(409, `At most ${MAX_ENDPOINTS} webhook endpoints: delete one first.`);
     }
-    await this.audit.record(actor, 'webhook.created', endpoint.id, { url, events });
-    return { ...toView(endpoint), secret };
+    await this.audit.record(actor, 'webhook.created', endpoint.id, { url: shownUrl(url), events });
+    return { ...toView(endpoint, this.clock.now()), secret };
   }
 
   async update(
@@ -133,22 +131,17 @@ export class WebhooksService {
     if (input.enabled !== undefined) {
       changes.enabled = input.enabled;
       changes.disabled_reason = input.enabled ? null : 'operator';
-      if (input.enabled) changes.failing_since = null;
+      if (input.enabled) Object.assign(changes, { failing_since: null, consecutive_failures: 0 });
     }
-    const diff = Object.fromEntries(
-      (['url', 'events', 'description', 'enabled'] as const)
-        .filter((field) => field in changes)
-        .filter((field) => JSON.stringify(before[field]) !== JSON.stringify(changes[field]))
-        .map((field) => [field, { from: before[field], to: changes[field] }]),
-    );
-    if (Object.keys(diff).length === 0) return toView(before);
+    const diff = auditedChanges(before, changes);
+    if (Object.keys(diff).length === 0) return toView(before, this.clock.now());
     const after = await this.store.updateEndpoint(id, {
       ...changes,
       updated_at: this.clock.now().toISOString(),
     });
     if (!after) throw new ApiError(404, WEBHOOK_NOT_FOUND);
     await this.audit.record(actor, 'webhook.updated', id, diff);
-    return toView(after);
+    return toView(after, this.clock.now());
   }
 
   async remove(id: string, actor: AuditActor): Promise<void> {
@@ -158,7 +151,8 @@ export class WebhooksService {
 
   /**
    * A new secret; the current one keeps signing beside it for `graceSeconds` (Standard Webhooks
-   * allows several signatures in one header). A previous secret still in its grace is dropped.
+   * allows several signatures in one header), and those rotated out before for their own grace;
+   * a grace of 0 ends every grace (rotatedSecrets).
    */
   async rotateSecret(
     id: string,
@@ -169,19 +163,16 @@ export class WebhooksService {
     const grace = graceSeconds ?? MAX_SECRET_GRACE_SECONDS;
     const now = this.clock.now();
     const secret = newSecret();
-    const current = before.secrets.find((s) => s.expires_at === null);
-    const previousUntil =
-      grace > 0 && current ? new Date(now.getTime() + grace * 1000).toISOString() : null;
-    const secrets = [
-      { value: this.secrets.seal(secret), expires_at: null },
-      ...(current && previousUntil ? [{ value: current.value, expires_at: previousUntil }] : []),
-    ];
-    await this.store.updateEndpoint(id, { secrets, updated_at: now.toISOString() });
+    const rotated = rotatedSecrets(before.secrets, this.secrets.seal(secret), now, grace);
+    await this.store.updateEndpoint(id, {
+      secrets: rotated.secrets,
+      updated_at: now.toISOString(),
+    });
     await this.audit.record(actor, 'webhook.secret_rotated', id, { grace_seconds: grace });
-    return { secret, previous_secret_expires_at: previousUntil };
+    return { secret, previous_secret_expires_at: rotated.previousUntil };
   }
 
-  /** The secrets that sign an attempt at `now`: the current one, and a previous one in grace. */
+  /** The secrets that sign an attempt at `now`: the current one, and previous ones in grace. */
   signingSecrets(endpoint: WebhookEndpoint, now: Date): string[] {
     const at = now.toISOString();
     return endpoint.secrets
@@ -197,10 +188,8 @@ export class WebhooksService {
     await this.endpoint(id);
     const page = await this.store.listDeliveries(id, { before, limit: limit + 1 });
     const shown = page.slice(0, limit);
-    return {
-      deliveries: shown.map(deliveryView),
-      next_before: page.length > limit ? shown[shown.length - 1].id : null,
-    };
+    const next = page.length > limit ? shown[shown.length - 1].id : null;
+    return { deliveries: shown.map(deliveryView), next_before: next, next_cursor: next };
   }
 
   /** Sends a failed delivery again, as it was (its `webhook-id` too). */
@@ -262,7 +251,9 @@ export class WebhooksService {
   ): Promise<WebhookDelivery[]> {
     const now = this.clock.now();
     const deliveries = endpoints.map((endpoint) => newDelivery(event, endpoint.id, now));
-    await this.store.enqueue(deliveries);
+    const { maxPendingPerEndpoint } = this.settings.webhooks;
+    const failed = await this.store.enqueue(deliveries, maxPendingPerEndpoint, now.toISOString());
+    for (const delivery of failed) this.metrics.attempted(delivery.type, 'backlog');
     return deliveries;
   }
 

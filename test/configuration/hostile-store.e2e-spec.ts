@@ -129,7 +129,7 @@ describeOwnStore('health probes (e2e)', () => {
     });
 
     /** The commands one probe sends, from Redis's own statistics (this server serves nobody else). */
-    const commandsPerProbe = async (path: string) => {
+    const commandsOfOneProbe = async (path: string) => {
       await admin.config('RESETSTAT');
       expect((await t.http().get(path)).status).toBe(200);
       const stats = await admin.info('commandstats');
@@ -139,6 +139,21 @@ describeOwnStore('health probes (e2e)', () => {
           .filter(([command]) => !['config', 'info'].includes(command)),
       );
     };
+    /**
+     * The commands a probe sends: the fewest of five probes, since the server's own background
+     * work (the sources' revision read every second, the upkeep loops) may fall in a probe's
+     * window and only ever adds commands.
+     */
+    const commandsPerProbe = async (path: string) => {
+      let fewest: Record<string, number> | undefined;
+      const total = (counts: Record<string, number>) =>
+        Object.values(counts).reduce((a, b) => a + b, 0);
+      for (let i = 0; i < 5; i++) {
+        const counts = await commandsOfOneProbe(path);
+        if (!fewest || total(counts) < total(fewest)) fewest = counts;
+      }
+      return fewest!;
+    };
 
     it('is healthy: no AOF is a doctor warning, not a degraded health', async () => {
       const health = await t.http().get('/health');
@@ -146,6 +161,7 @@ describeOwnStore('health probes (e2e)', () => {
       expect(health.body.components).toEqual({
         store: { status: 'ok' },
         redis: { status: 'ok', mode: 'single', nodes: 1 },
+        sources: { status: 'ok', sources: {} },
       });
       const doctor = await t
         .http()
@@ -171,6 +187,7 @@ describeOwnStore('health probes (e2e)', () => {
       expect(many).toEqual(few);
       expect(Object.values(few).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(3);
       expect(await commandsPerProbe('/health/ready')).toEqual(few);
-    });
+      // 990 keys made through the API: over 30 s on a machine at a load of 20.
+    }, 120_000);
   });
 });

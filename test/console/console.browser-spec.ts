@@ -5,6 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { startApp, TestApp, listenOnLoopback } from '../support/app';
 import { launchChromium } from '../support/browser';
 import { TokenIssuer } from '../support/oauth/token-issuer';
+import { tablesShowTheyScroll } from '../support/console-browser';
 import { steps, SteppedToolModule } from '../support/stepped-tool.module';
 
 /**
@@ -369,6 +370,38 @@ describe('the operator console in Chromium', () => {
     await shot(page, 'tool');
   });
 
+  it("checks the tool form's required fields before sending, and shows a 400's problems by field", async () => {
+    await visit(page, '/tools/greet', 'Greet');
+    const name = page.getByLabel('name *');
+    const times = page.getByLabel('times');
+    const sent = () => urls.filter((url) => url.endsWith('/api/v1/services/greet')).length;
+    const before = sent();
+    await name.fill('');
+    await page.getByRole('button', { name: 'Call greet' }).click();
+    await page.getByText('A required field is blank: nothing was sent.').waitFor();
+    expect(await name.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(`document.activeElement.getAttribute('data-field')`)).toBe('name');
+    expect(await page.getByText('Required.').count()).toBe(1);
+    expect(sent()).toBe(before);
+
+    // The service's 400: its problem under the field it names, the notice in words.
+    await name.fill('Console');
+    await times.fill('0');
+    await page.getByRole('button', { name: 'Call greet' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'Error 400' });
+    await alert.waitFor();
+    expect(sent()).toBe(before + 1);
+    expect(await alert.innerText()).toContain('The input was refused: see the field times.');
+    expect(await alert.innerText()).not.toMatch(/[[{]/);
+    expect(await times.getAttribute('aria-invalid')).toBe('true');
+    expect(await name.getAttribute('aria-invalid')).toBeNull();
+    const problem = await times.getAttribute('aria-describedby');
+    const described = await page.locator(`[id="${problem?.split(' ')[0]}"]`).innerText();
+    expect(described).toBe('Input should be greater than or equal to 1');
+    await accessible(page, 'tool with a 400');
+    await shot(page, 'tool-400');
+  });
+
   it('shows principals, the audit trail and searches them', async () => {
     await visit(page, '/principals', 'Principals');
     await page.getByRole('link', { name: 'agent-7' }).click();
@@ -480,6 +513,8 @@ describe('the operator console in Chromium', () => {
           '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
         );
         expect({ path, ...widths }).toEqual({ path, scroll: widths.client, client: widths.client });
+        // What the page does not scroll, a table's region does, and shows it.
+        await tablesShowTheyScroll(small, path);
         await accessible(small, `${name} at 360 px`);
         await shot(small, name);
       }

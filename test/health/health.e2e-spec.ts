@@ -43,6 +43,8 @@ describe('health (e2e)', () => {
         components: {
           store: { status: 'ok' },
           redis: HEALTHY_REDIS,
+          // No source configured: none to show, nothing degraded (test/sources/ shows some).
+          sources: { status: 'ok', sources: {} },
         },
       });
       expect(Math.abs(Date.parse(res.body.timestamp) - Date.now())).toBeLessThan(60_000);

@@ -321,9 +321,9 @@ const CALLS: Call[] = [
     as: 'caller',
     ...json(greet, { 'idempotency-key': 'cmp-1' }),
   },
-  { name: 'limited-1', path: '/api/v1/services/greet', as: 'limited', ...json(greet) },
-  { name: 'limited-2', path: '/api/v1/services/greet', as: 'limited', ...json(greet) },
 ];
+/** A key limited to 1 request a second, called until refused. */
+const LIMITED: Call = { name: 'limited', path: GREET, as: 'limited', ...json(greet) };
 
 describe('Express and Fastify answer alike (e2e)', () => {
   const apps: Record<
@@ -380,6 +380,32 @@ describe('Express and Fastify answer alike (e2e)', () => {
       body: onExpress.body,
     });
     expect(comparable(onFastify, call.own)).toEqual(comparable(onExpress, call.own));
+  });
+
+  // Two calls a few ms apart may straddle a window's end on one app and not on the other, so each
+  // app is called until it refuses (at most five calls) and the first and the refused are compared.
+  it('answers and then refuses a rate-limited key alike', async () => {
+    const answers: Answer[][] = [];
+    for (const adapter of ['express', 'fastify'] as const) {
+      const { port, keys } = apps[adapter];
+      const seen = [await send(port, LIMITED, keys.limited)];
+      while (seen.length < 5 && seen[seen.length - 1].status !== 429)
+        seen.push(await send(port, LIMITED, keys.limited));
+      answers.push([seen[0], seen[seen.length - 1]]);
+    }
+    const [[firstExpress, refusedExpress], [firstFastify, refusedFastify]] = answers;
+    expect(firstExpress.status).toBe(200);
+    expect(refusedExpress.status).toBe(429);
+    for (const [onExpress, onFastify] of [
+      [firstExpress, firstFastify],
+      [refusedExpress, refusedFastify],
+    ]) {
+      expect({ status: onFastify.status, body: onFastify.body }).toEqual({
+        status: onExpress.status,
+        body: onExpress.body,
+      });
+      expect(comparable(onFastify)).toEqual(comparable(onExpress));
+    }
   });
 
   it.each([

@@ -23,7 +23,7 @@ import { RuntimeToolsModule } from '../support/runtime-tools.module';
       sqlite = t.app.get<Store, SqliteDatabase>(Store);
       // The instance's own timer (lease renewals, sweeps) writes on a clock of its own: stopped, so
       // that only what the requests write is counted.
-      t.app.get(LongRunningCalls).onApplicationShutdown();
+      await t.app.get(LongRunningCalls).onApplicationShutdown();
     });
     afterAll(async () => {
       await t.close();

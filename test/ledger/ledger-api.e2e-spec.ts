@@ -9,7 +9,7 @@ const GREET = '/api/v1/services/greet';
 const SECOND = 1000;
 const DAY = 86_400_000;
 const CSV_HEADER =
-  'id,at,subject_kind,subject_id,external_id,run_id,tool,credits,kind,transport,request_id,idempotency_key,invocation_id';
+  'id,at,subject_kind,subject_id,external_id,run_id,tool,credits,kind,transport,request_id,idempotency_key,invocation_id,source';
 
 /** RFC 4180: records of CRLF-ended lines, fields quoted when they hold `,`, `"` or a line break. */
 function parseCsv(text: string): string[][] {
@@ -63,6 +63,7 @@ function csvFields(entry: LedgerEntry): string[] {
     text(entry.request_id),
     text(entry.idempotency_key),
     text(entry.invocation_id),
+    text(entry.source),
   ];
 }
 
@@ -149,6 +150,7 @@ describe('the ledger over REST (e2e)', () => {
       request_id: expect.any(String),
       idempotency_key: null,
       invocation_id: null,
+      source: null,
     });
     expect(entries[0].id.slice(3, 15)).toBe(T0.getTime().toString(16).padStart(12, '0'));
     expect(entries[1].subject.external_id).toBeNull();

@@ -12,7 +12,7 @@ const GREET = '/api/v1/services/greet';
 const SECOND = 1000;
 const RANGE = ['--from', '2031-05-01T00:00:00Z', '--to', '2031-05-02T00:00:00Z'];
 const CSV_HEADER =
-  'id,at,subject_kind,subject_id,external_id,run_id,tool,credits,kind,transport,request_id,idempotency_key,invocation_id';
+  'id,at,subject_kind,subject_id,external_id,run_id,tool,credits,kind,transport,request_id,idempotency_key,invocation_id,source';
 
 /** The shape of Stripe's `POST /v1/billing/meter_events` body, from its API reference. */
 const STRIPE_METER_EVENT = JSON.parse(
@@ -158,6 +158,7 @@ describe('ledger export, the CLI (e2e)', () => {
             'charge',
             'rest',
             b.request_id,
+            '',
             '',
             '',
           ].join(',') +

@@ -21,12 +21,16 @@ const RANGE = 'from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z';
  * replies' strings and the entries parsed from them are promoted to V8's old generation before a
  * mark-compact frees them; nothing is kept, the heap returns to its size before the stream), over
  * the issue's line: held here to 64 MB, so that a leak still fails, and reported as not met
- * (docs/runs-and-ledger.md).
+ * (docs/runs-and-ledger.md). Node 24's V8 lets the first stream's garbage take more before it
+ * collects (its young generation sized from the machine's memory: semi-spaces of 4 MB bring the
+ * growth to 25-31 MB): 33-88 MB on SQLite, 98-108 MB on Redis (2026-12-02, 24 GiB); a second
+ * stream reuses that room (1-10 MB more). Held there to 96 and 128 MB, also reported as not met.
  */
-const MAX_GROWTH =
-  (Object.keys(baseEnv()).some((name) => name.startsWith('REDIS_')) ? 64 : 50) * 1024 * 1024;
+const ON_REDIS = Object.keys(baseEnv()).some((name) => name.startsWith('REDIS_'));
+const NODE_24 = Number(process.versions.node.split('.')[0]) >= 24;
+const MAX_GROWTH = (NODE_24 ? (ON_REDIS ? 128 : 96) : ON_REDIS ? 64 : 50) * 1024 * 1024;
 const CSV_HEADER =
-  'id,at,subject_kind,subject_id,external_id,run_id,tool,credits,kind,transport,request_id,idempotency_key,invocation_id';
+  'id,at,subject_kind,subject_id,external_id,run_id,tool,credits,kind,transport,request_id,idempotency_key,invocation_id,source';
 
 /** The `i`th charge: two keys in turn, a millisecond apart, one in ten refunded later. */
 function charge(i: number): QuotaCharge {
@@ -43,6 +47,7 @@ function charge(i: number): QuotaCharge {
     request_id: `5b0c1a52-62b8-4b8e-9d4f-${String(i).padStart(12, '0')}`,
     idempotency_key: i % 7 ? null : `order,"${i}"`,
     invocation_id: null,
+    source: null,
   };
   const day = entry.at.slice(0, 10);
   return {

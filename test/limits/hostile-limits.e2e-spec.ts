@@ -312,7 +312,9 @@ describe('limits a hostile key cannot escape (e2e)', () => {
           .set(bearer(key))
           .send({ name: 'A' });
         expect(call.status).toBe(200);
-        expect(call.headers['x-ratelimit-limit']).toBe('5');
+        // The free plan's bucket: 15 at once, refilled at 5 a second.
+        expect(call.headers['x-ratelimit-limit']).toBe('15');
+        expect(call.headers['x-ratelimit-policy']).toBe('5;w=1;burst=15');
       },
     );
 

@@ -74,7 +74,8 @@ describe("an agent's session on the default plan (e2e)", () => {
   async function remainingAfter(credential: string): Promise<number> {
     const me = await t.http().get('/api/v1/auth/me').set(bearer(credential));
     expect(me.status).toBe(200);
-    expect(me.headers['x-ratelimit-limit']).toBe('5');
+    expect(me.headers['x-ratelimit-limit']).toBe('15');
+    expect(me.headers['x-ratelimit-policy']).toBe('5;w=1;burst=15');
     return Number(me.headers['x-ratelimit-remaining']);
   }
 
@@ -126,7 +127,9 @@ describe('the token bucket of a key (e2e)', () => {
     for (let i = 1; i <= 15; i++) {
       const res = await greet(key, i);
       expect(res.status).toBe(200);
-      expect(res.headers['x-ratelimit-limit']).toBe('5');
+      // The bucket's size: what it holds when full, never less than what remains.
+      expect(res.headers['x-ratelimit-limit']).toBe('15');
+      expect(res.headers['x-ratelimit-policy']).toBe('5;w=1;burst=15');
       expect(res.headers['x-ratelimit-remaining']).toBe(String(15 - i));
       // Until the bucket is full again: 200 ms a call taken.
       expect(res.headers['x-ratelimit-reset']).toBe(String(Math.ceil((i * 200) / 1000)));
@@ -136,9 +139,10 @@ describe('the token bucket of a key (e2e)', () => {
     expect(refused.body).toEqual({ detail: REFUSED });
     expect(refused.headers).toMatchObject({
       'retry-after': '1',
-      'x-ratelimit-limit': '5',
+      'x-ratelimit-limit': '15',
       'x-ratelimit-remaining': '0',
       'x-ratelimit-reset': '1',
+      'x-ratelimit-policy': '5;w=1;burst=15',
     });
   });
 

@@ -135,6 +135,27 @@ describe('OAuth: the service as a protected resource (e2e)', () => {
     );
   });
 
+  it('takes /mcp’s tokens and challenges on a source’s own endpoint, /mcp/sources/<source>', async () => {
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const anonymous = await t.http().post('/mcp/sources/everything').send(list);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toBe(
+      `Bearer error="invalid_token", resource_metadata="${base}${METADATA}/mcp", scope="services:execute"`,
+    );
+    const post = (credential: string) =>
+      t
+        .http()
+        .post('/mcp/sources/everything')
+        .set(bearer(credential))
+        .set('Accept', 'application/json, text/event-stream')
+        .send(list);
+    // A token for /mcp is taken (this app runs no source: 404); one for REST is not.
+    const forMcp = await post(await token('services:execute', `${base}/mcp`));
+    expect([forMcp.status, forMcp.body]).toEqual([404, { detail: 'Source not found' }]);
+    const forRest = await post(await token());
+    expect([forRest.status, forRest.body]).toEqual([401, { detail: 'Invalid access token' }]);
+  });
+
   it('serves REST greet to a client-credentials token; /auth/me describes its principal', async () => {
     const credential = await token();
     const res = await greet(credential);

@@ -9,6 +9,7 @@ const CONTRACT_HEADERS = [
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
   'x-ratelimit-reset',
+  'x-ratelimit-policy',
   'x-quota-limit',
   'x-quota-used',
   'x-quota-remaining',

@@ -69,6 +69,7 @@ describe('OpenAPI: key lifecycle, usage, audit and idempotency (e2e)', () => {
       'Cache-Control',
       'Location',
       'X-RateLimit-Limit',
+      'X-RateLimit-Policy',
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
       'X-Request-Id',
@@ -85,12 +86,13 @@ describe('OpenAPI: key lifecycle, usage, audit and idempotency (e2e)', () => {
     expect(Object.keys(list.responses['200'].headers ?? {}).sort()).toEqual([
       'Link',
       'X-RateLimit-Limit',
+      'X-RateLimit-Policy',
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
       'X-Request-Id',
     ]);
     const audit = doc.paths['/api/v1/audit'].get;
-    expect(audit.parameters?.map((p) => p.name)).toEqual(['limit', 'before']);
+    expect(audit.parameters?.map((p) => p.name)).toEqual(['limit', 'cursor', 'before']);
     const greet = doc.paths['/api/v1/services/greet'].post;
     expect(greet.parameters).toContainEqual(
       expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),

@@ -91,6 +91,7 @@ describe('OpenAPI document and docs (e2e)', () => {
           'X-RateLimit-Limit',
           'X-RateLimit-Remaining',
           'X-RateLimit-Reset',
+          'X-RateLimit-Policy',
         ]),
       );
     }

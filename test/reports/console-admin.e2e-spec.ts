@@ -246,7 +246,7 @@ describe("the console's admin routes (e2e)", () => {
         queryIssue(
           'action',
           'value_error',
-          'Value error, expected one of: api_key.create, api_key.update, api_key.rotate, api_key.revoke, config.set, doctor.fix, principal.update, principal.delete, webhook.created, webhook.updated, webhook.secret_rotated, webhook.deleted, webhook.disabled, run.created, run.updated, run.deleted',
+          'Value error, expected one of: api_key.create, api_key.update, api_key.rotate, api_key.revoke, config.set, doctor.fix, principal.update, principal.delete, webhook.created, webhook.updated, webhook.secret_rotated, webhook.deleted, webhook.disabled, run.created, run.updated, run.deleted, source.created, source.updated, source.deleted',
         ),
       ],
       [
@@ -354,11 +354,12 @@ describe("the console's admin routes (e2e)", () => {
       const ids = (await search('/api/v1/audit')).body.entries.map((e: { id: number }) => e.id);
       expect(ids).toHaveLength(6);
       const first3 = await search(`${ADMIN}/audit?actor=cli`);
-      expect(first3.body).toEqual({ entries: [], next_before: ids[2] });
-      const last3 = await search(`${ADMIN}/audit?actor=cli&before=${ids[2]}`);
-      expect(last3.body).toEqual({ entries: [], next_before: ids[5] });
+      expect(first3.body).toEqual({ entries: [], next_before: ids[2], next_cursor: `${ids[2]}` });
+      const last3 = await search(`${ADMIN}/audit?actor=cli&cursor=${ids[2]}`);
+      expect(last3.body).toEqual({ entries: [], next_before: ids[5], next_cursor: `${ids[5]}` });
+      // The deprecated `before` reads as `cursor` does.
       const none = await search(`${ADMIN}/audit?actor=cli&before=${ids[5]}`);
-      expect(none.body).toEqual({ entries: [], next_before: null });
+      expect(none.body).toEqual({ entries: [], next_before: null, next_cursor: null });
     } finally {
       await own.close();
     }
@@ -408,7 +409,7 @@ describe("the console's admin routes (e2e)", () => {
     expect(older.body.entries[0].id).toBeLessThan(updates.body.entries[1].id);
 
     const both = await get(`${ADMIN}/audit?action=api_key.create&actor=${other.id}`).expect(200);
-    expect(both.body).toEqual({ entries: [], next_before: null });
+    expect(both.body).toEqual({ entries: [], next_before: null, next_cursor: null });
   });
 
   it('filters the audit trail by every action it records, principal.delete included', async () => {
@@ -429,6 +430,9 @@ describe("the console's admin routes (e2e)", () => {
       'run.created',
       'run.updated',
       'run.deleted',
+      'source.created',
+      'source.updated',
+      'source.deleted',
     ]) {
       const res = await get(`${ADMIN}/audit?action=${action}`);
       expect([action, res.status]).toEqual([action, 200]);

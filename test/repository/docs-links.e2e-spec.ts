@@ -16,11 +16,14 @@ const PAGES = [
   ),
 ];
 
-/** Folders the repository ignores (.gitignore): made by a build, a run or a bench, never committed. */
+/**
+ * Folders and files the repository ignores by name (.gitignore, globs aside): made by a build, a
+ * run or a bench, never committed (the console's types of the API among them).
+ */
 const GENERATED = readFileSync(join(ROOT, '.gitignore'), 'utf8')
   .split('\n')
   .map((line) => line.trim())
-  .filter((line) => line.endsWith('/') && !line.startsWith('#'))
+  .filter((line) => line.includes('/') && !line.includes('*') && !line.startsWith('#'))
   .map((line) => line.replace(/^\/|\/$/g, ''));
 
 /** The page's prose: fenced code blocks hold code (imports of a tool's own folder), not references. */

@@ -18,7 +18,7 @@ const SCRIPT = join(ROOT, 'scripts', 'ensure-built.js');
 /** What the builds are made from, in a checkout of the test's own. */
 const INPUTS = [
   'src/main.ts',
-  'src/auth/scopes.ts',
+  'src/kernel/auth/scopes.ts',
   'console/src/main.tsx',
   'tsconfig.json',
   'tsconfig.build.json',
@@ -68,7 +68,7 @@ function checkout(): string {
   const root = mkdtempSync(join(tmpdir(), 'tis-build-'));
   mkdirSync(join(root, 'scripts'));
   copyFileSync(SCRIPT, join(root, 'scripts', 'ensure-built.js'));
-  mkdirSync(join(root, 'src', 'auth'), { recursive: true });
+  mkdirSync(join(root, 'src', 'kernel', 'auth'), { recursive: true });
   mkdirSync(join(root, 'console', 'src'), { recursive: true });
   for (const file of INPUTS) writeFileSync(join(root, file), '{}\n');
   writeFileSync(
@@ -148,7 +148,7 @@ describe('npm start and npm run cli build only when needed (scripts/ensure-built
 
   it('builds again when a new file appears under src/, or an entry point is gone', () => {
     ensureBuilt(root);
-    writeFileSync(join(root, 'src', 'auth', 'new.ts'), 'export {};\n');
+    writeFileSync(join(root, 'src', 'kernel', 'auth', 'new.ts'), 'export {};\n');
     expect(ensureBuilt(root)).toMatchObject({ builds: 2 });
     rmSync(join(root, 'dist', 'cli.js'));
     expect(ensureBuilt(root)).toMatchObject({

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KNOWN_SCOPES, SCOPE_TEMPLATES, WILDCARD_SCOPES } from '../../src/auth/scopes';
+import { KNOWN_SCOPES, SCOPE_TEMPLATES, WILDCARD_SCOPES } from '../../src/kernel/auth/scopes';
 import { bearer, startApp, TestApp } from '../support/app';
 import { runCli, CLI_TIMEOUT_MS } from '../support/cli';
 import { registeredToolNames } from '../support/registered-tools';

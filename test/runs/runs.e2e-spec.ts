@@ -59,6 +59,40 @@ describe('runs (e2e)', () => {
     expect(usage.body.used).toBe(2);
   });
 
+  it('lists each run with what it spent, as its own route shows it, for its parent and admin:read', async () => {
+    const parent = await app.createKeyWithId({ rate_limit: 1000 });
+    const spentAll = await newRun(parent.key, { budget: 5 });
+    for (let i = 0; i < 5; i++) await greet(spentAll.token).expect(200);
+    const spentOne = await newRun(parent.key, { budget: 4 });
+    await greet(spentOne.token).expect(200);
+    const untouched = await newRun(parent.key, { budget: 2 });
+
+    const alone = await app.http().get(`/api/v1/runs/${spentAll.id}`).set(bearer(parent.key));
+    expect(alone.body).toMatchObject({ spent: 5, remaining: 0 });
+    const expected = {
+      [spentAll.id]: { budget: 5, spent: 5, remaining: 0 },
+      [spentOne.id]: { budget: 4, spent: 1, remaining: 3 },
+      [untouched.id]: { budget: 2, spent: 0, remaining: 2 },
+    };
+    for (const credential of [parent.key, app.adminKey]) {
+      const res = await app
+        .http()
+        .get(`/api/v1/runs?parent=${parent.id}`)
+        .set(bearer(credential))
+        .expect(200);
+      const runs = res.body.runs as { id: string; budget: number; spent: number }[];
+      const shown = Object.fromEntries(
+        runs.map(({ id, budget, spent, remaining }: Record<string, unknown>) => [
+          id,
+          { budget, spent, remaining },
+        ]),
+      );
+      expect(shown).toEqual(expected);
+      // A list shows the totals; what went to each tool is the run's own route's.
+      expect(runs.every((run) => !('spent_by_tool' in run))).toBe(true);
+    }
+  });
+
   it('refuses the token at once after DELETE, and never lets a run make a run or reach admin routes', async () => {
     const parent = await app.createKeyWithId({ scopes: ['*'] });
     const run = await newRun(parent.key);
@@ -608,7 +642,8 @@ describe('runs: the contract over REST (e2e)', () => {
       { budget: 1_000_000_001 },
       { label: '' },
       { scopes: [] },
-      { ttl_seconds: 60 },
+      { ttl_seconds: 59 },
+      { ttl_seconds: 604_801 },
     ]) {
       await app.http().patch(`${RUNS}/${run.id}`).set(bearer(parent.key)).send(body).expect(400);
     }

@@ -151,6 +151,7 @@ const ledger: Concern<{ ledger: LedgerStore; usage: UsageStore }> = {
         request_id: null,
         idempotency_key: null,
         invocation_id: null,
+        source: null,
       };
       const day = at(i).slice(0, 10);
       return usage.consumeQuota(subject.id, {
@@ -281,6 +282,9 @@ const webhooks: Concern<Awaited<ReturnType<typeof WEBHOOK_STORE.sqlite>>> = {
         disabled_reason: null,
         secrets: [{ value: 'whsec_c2VjcmV0', expires_at: null }],
         failing_since: null,
+        consecutive_failures: 0,
+        backlog_failed: 0,
+        backlog_failed_at: null,
         created_at: at(0),
         updated_at: at(0),
       },
@@ -301,7 +305,7 @@ const webhooks: Concern<Awaited<ReturnType<typeof WEBHOOK_STORE.sqlite>>> = {
       next_attempt_at: at(i),
     }));
     for (let i = 0; i < deliveries.length; i += 100) {
-      await store.enqueue(deliveries.slice(i, i + 100));
+      await store.enqueue(deliveries.slice(i, i + 100), 10_000, at(0));
     }
   },
   lists: (store) => [

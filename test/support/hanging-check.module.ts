@@ -7,7 +7,7 @@ import { CheckOutcome, DoctorCheck, HealthCheck } from '../../src/tools/doctor/d
 export class HangingCheck implements HealthCheck {
   readonly name = 'hanging_dependency';
 
-  run(): Promise<CheckOutcome> {
+  check(): Promise<CheckOutcome> {
     return new Promise<CheckOutcome>(() => undefined);
   }
 }

@@ -15,6 +15,8 @@ export interface ReceivedSpan {
   parentSpanId?: string;
   links: { traceId: string; spanId: string }[];
   attributes: Record<string, unknown>;
+  /** Its events: a SQLite statement's name and attributes, with the default span detail. */
+  events: { name: string; attributes: Record<string, unknown> }[];
   status?: { code?: string; message?: string };
 }
 
@@ -36,6 +38,7 @@ interface RawSpan {
   kind: string;
   attributes?: KeyValue[];
   links?: { traceId: string; spanId: string }[];
+  events?: { name: string; attributes?: KeyValue[] }[];
   status?: { code?: string; message?: string };
 }
 interface RawRequest {
@@ -78,6 +81,10 @@ export function decodeTraces(body: Buffer): ReceivedSpan[] {
         parentSpanId: span.parentSpanId ? hex(span.parentSpanId) : undefined,
         links: (span.links ?? []).map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId) })),
         attributes: attributes(span.attributes),
+        events: (span.events ?? []).map((e) => ({
+          name: e.name,
+          attributes: attributes(e.attributes),
+        })),
         status: span.status,
       })),
     ),

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { bearer, type TestApp } from './app';
 
-/** One request a receiver got: its headers and body as sent. */
+/** One request a receiver got: its path and query, headers and body as sent. */
 export interface ReceivedHook {
+  url: string;
   headers: Record<string, string>;
   body: string;
   at: number;
@@ -27,6 +28,8 @@ export class WebhookReceiver {
   readonly received: ReceivedHook[] = [];
   private readonly script: HookAnswer[] = [];
   private waiters: (() => void)[] = [];
+  /** While set, a request past the script waits for it (a receiver that never answers). */
+  private hold?: Promise<void>;
   connections = 0;
 
   private constructor(private readonly server: Server) {}
@@ -46,6 +49,20 @@ export class WebhookReceiver {
   /** The next requests get these answers, in order. */
   answer(...answers: HookAnswer[]): void {
     this.script.push(...answers);
+  }
+
+  /**
+   * From now on every request past the script is accepted and read, and never answered (a hung
+   * receiver) until the function returned is called: then each held one is answered 200.
+   */
+  hang(): () => void {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.hold = held;
+    return () => {
+      if (this.hold === held) this.hold = undefined;
+      release();
+    };
   }
 
   /** Resolves once `count` requests have come (at most `ms`, then rejects with what came). */
@@ -76,8 +93,9 @@ export class WebhookReceiver {
       for (const [name, value] of Object.entries(req.headers)) {
         if (typeof value === 'string') headers[name] = value;
       }
-      this.received.push({ headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      const answer = this.script.shift() ?? { status: 200 };
+      const body = Buffer.concat(chunks).toString('utf8');
+      this.received.push({ url: req.url ?? '', headers, body, at: Date.now() });
+      const answer = this.script.shift() ?? { status: 200, after: this.hold };
       void (answer.after ?? Promise.resolve()).then(() =>
         res.writeHead(answer.status, answer.headers).end(),
       );
@@ -99,6 +117,16 @@ export function verifiedEvent(
   data: Record<string, unknown>;
 } {
   return new Webhook(secret).verify(hook.body, hook.headers) as ReturnType<typeof verifiedEvent>;
+}
+
+/**
+ * Whether one of the request's signatures is `secret`'s, whatever its timestamp (a test that moves
+ * the service's clock signs at that time, which `verify` would refuse as too old or too new).
+ */
+export function signedWith(hook: ReceivedHook, secret: string): boolean {
+  const at = new Date(Number(hook.headers['webhook-timestamp']) * 1000);
+  const expected = new Webhook(secret).sign(hook.headers['webhook-id'], at, hook.body);
+  return hook.headers['webhook-signature'].split(' ').includes(expected);
 }
 
 /** A delivery as `GET /api/v1/webhooks/<id>/deliveries` lists it. */

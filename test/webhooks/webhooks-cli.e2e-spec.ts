@@ -95,7 +95,7 @@ describe('webhooks CLI (e2e)', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/^error: .*169\.254\.169\.254/);
       const listed = await t.http().get('/api/v1/webhooks').set(bearer(t.adminKey));
-      expect(listed.body).toEqual({ webhooks: [] });
+      expect(listed.body).toEqual({ webhooks: [], next_cursor: null });
     },
     CLI_TIMEOUT_MS,
   );

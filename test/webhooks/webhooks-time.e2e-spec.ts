@@ -2,7 +2,7 @@ import { Clock } from '../../src/kernel/common/clock';
 import { bearer, startApp, TestApp } from '../support/app';
 import { FakeClock } from '../support/fake-clock';
 import { until } from '../support/runtime-instance';
-import { deliveriesWhen, WebhookReceiver } from '../support/webhook-receiver';
+import { deliveriesWhen, signedWith, WebhookReceiver } from '../support/webhook-receiver';
 
 const HOOKS = '/api/v1/webhooks';
 const DAY = 86_400_000;
@@ -41,7 +41,8 @@ describe('webhooks over days (e2e)', () => {
         .set(admin())
         .send({ url: receiver.url, events: ['*'] })
         .expect(201)
-    ).body as { id: string };
+    ).body as { id: string; secret: string };
+  const at = (ms: number) => new Date(T0.getTime() + ms);
 
   /** The endpoint's view once `done` holds of it (read for 10 s at most). */
   const viewWhen = (id: string, done: (body: Record<string, unknown>) => boolean) =>
@@ -103,5 +104,50 @@ describe('webhooks over days (e2e)', () => {
     const kept = await deliveriesWhen(t, id, (list) => list.length === 1);
     expect(kept.map((d) => d.id)).toEqual([young.id]);
     expect(kept.map((d) => d.id)).not.toContain(old.id);
+  });
+
+  it('keeps each rotated-out secret signing until its own grace ends, two of them at once', async () => {
+    const { id, secret: original } = await endpoint();
+    const rotate = async (grace_seconds: number) =>
+      (
+        await t
+          .http()
+          .post(`${HOOKS}/${id}/rotate-secret`)
+          .set(admin())
+          .send({ grace_seconds })
+          .expect(200)
+      ).body as { secret: string; previous_secret_expires_at: string };
+    const first = await rotate(3600);
+    expect(first.previous_secret_expires_at).toBe(at(3_600_000).toISOString());
+    clock.set(at(600_000));
+    const second = await rotate(600);
+    expect(second.previous_secret_expires_at).toBe(at(1_200_000).toISOString());
+    const view = (await t.http().get(`${HOOKS}/${id}`).set(admin()).expect(200)).body;
+    expect(view).toMatchObject({
+      previous_secrets: [
+        { expires_at: at(1_200_000).toISOString() },
+        { expires_at: at(3_600_000).toISOString() },
+      ],
+      previous_secret_expires_at: at(3_600_000).toISOString(),
+    });
+
+    /** The secrets whose signature the next delivery carries, of the three. */
+    const signers = async (n: number) => {
+      await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+      const hook = (await receiver.waitFor(n))[n - 1];
+      // Recorded before the clock moves on past its claim's lease (else it would be sent again).
+      await deliveriesWhen(t, id, (list) => list.every((d) => d.status === 'succeeded'));
+      const secrets = { original, first: first.secret, second: second.secret };
+      const signed = Object.entries(secrets).filter(([, secret]) => signedWith(hook, secret));
+      return [signed.map(([name]) => name), hook.headers['webhook-signature'].split(' ').length];
+    };
+    expect(await signers(1)).toEqual([['original', 'first', 'second'], 3]);
+    // The second rotation's grace is over, the first's is not.
+    clock.set(at(1_800_000));
+    expect(await signers(2)).toEqual([['original', 'second'], 2]);
+    clock.set(at(7_200_000));
+    expect(await signers(3)).toEqual([['second'], 1]);
+    const after = (await t.http().get(`${HOOKS}/${id}`).set(admin()).expect(200)).body;
+    expect(after).toMatchObject({ previous_secrets: [], previous_secret_expires_at: null });
   });
 });

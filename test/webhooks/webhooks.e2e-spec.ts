@@ -80,6 +80,51 @@ describe('Webhooks (e2e)', () => {
     expect(audit.body.entries[0]).toMatchObject({ action: 'webhook.created', target: id });
   });
 
+  it("shows a URL's query string as ?… in views, the audit trail and logs, and delivers to the whole URL", async () => {
+    await start();
+    const hidden = `${receiver.url}?…`;
+    const created = await create({ url: `${receiver.url}?token=qs-first`, events: ['*'] });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect(created.body.url).toBe(hidden);
+    expect((await t.http().get(`${HOOKS}/${id}`).set(admin()).expect(200)).body.url).toBe(hidden);
+    const listed = await t.http().get(HOOKS).set(admin()).expect(200);
+    expect(listed.body.webhooks.map((w: { url: string }) => w.url)).toEqual([hidden]);
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    const [hook] = await receiver.waitFor(1);
+    expect(hook.url).toBe('/hooks?token=qs-first');
+
+    const changed = await t
+      .http()
+      .patch(`${HOOKS}/${id}`)
+      .set(admin())
+      .send({ url: `${receiver.url}?token=qs-second` })
+      .expect(200);
+    expect(changed.body.url).toBe(hidden);
+    // The view's URL sent back would store "…" for the token: refused, the URL unchanged.
+    const back = await t.http().patch(`${HOOKS}/${id}`).set(admin()).send({ url: hidden });
+    expect([back.status, back.body]).toEqual([
+      400,
+      {
+        detail:
+          "The webhook URL's query string is shown as ?… and never returned: send the whole URL, its query string included.",
+      },
+    ]);
+    await t.http().post(`${HOOKS}/${id}/test`).set(admin()).expect(202);
+    expect((await receiver.waitFor(2))[1].url).toBe('/hooks?token=qs-second');
+
+    const audit = await t.http().get('/api/v1/audit').set(admin()).expect(200);
+    const entries = audit.body.entries as { action: string; details: Record<string, unknown> }[];
+    expect(entries.find((e) => e.action === 'webhook.created')?.details).toMatchObject({
+      url: hidden,
+    });
+    expect(entries.find((e) => e.action === 'webhook.updated')?.details).toMatchObject({
+      url: { from: hidden, to: hidden },
+    });
+    expect(JSON.stringify(audit.body)).not.toContain('qs-');
+    expect(t.logs.text()).not.toContain('qs-');
+  });
+
   it('retries a failed attempt with the same webhook-id, and a manual retry of a failed delivery too', async () => {
     await start({ WEBHOOK_RETRY_SCHEDULE: '0.05' });
     const { id, secret } = (

@@ -7,8 +7,9 @@ export type Schemas = components['schemas'];
 /**
  * The service's API, typed from its own OpenAPI document (openapi.d.ts, generated at build time):
  * a route or field the API no longer has fails the build. Every request carries the signed-in key.
+ * Its answers are read as JSON (a route that also streams CSV or NDJSON is read by download.ts).
  */
-export const api = createClient<paths>({ baseUrl: window.location.origin });
+export const api = createClient<paths, 'application/json'>({ baseUrl: window.location.origin });
 
 api.use({
   onRequest({ request }) {
@@ -61,23 +62,32 @@ export async function withRetry<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-interface Issue {
+/** One problem of a 400's `detail` list: where (`["body", "name"]`) and what. */
+export interface Issue {
   loc?: (string | number)[];
   msg?: string;
 }
 
+/** The issues of a 400's body (its `detail` list), or none. */
+export function issuesOf(body: unknown): Issue[] {
+  const detail = (body as { detail?: unknown } | null | undefined)?.detail;
+  return Array.isArray(detail) ? (detail as Issue[]) : [];
+}
+
+/** An issue in words: `field: message`. */
+export function issueText(issue: Issue): string {
+  const where = (issue.loc ?? []).filter((part) => part !== 'body').join('.');
+  return where ? `${where}: ${issue.msg ?? ''}` : (issue.msg ?? '');
+}
+
 /** The `detail` of an error body in words: the sentence, or each issue as `field: message`. */
-export function detailText(body: unknown, response: Response): string {
+export function detailText(
+  body: unknown,
+  response: { status: number; statusText: string },
+): string {
   const detail = (body as { detail?: unknown } | undefined)?.detail;
   if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail)) {
-    return (detail as Issue[])
-      .map((issue) => {
-        const where = (issue.loc ?? []).filter((part) => part !== 'body').join('.');
-        return where ? `${where}: ${issue.msg ?? ''}` : (issue.msg ?? '');
-      })
-      .join('; ');
-  }
+  if (Array.isArray(detail)) return issuesOf(body).map(issueText).join('; ');
   return response.statusText || `HTTP ${response.status}`;
 }
 

@@ -71,22 +71,37 @@ function Field({
   schema,
   required,
   value,
+  problem,
   onChange,
 }: {
   name: string;
   schema: JsonSchema;
   required: boolean;
   value: string | boolean;
+  /** What is wrong with the value, in words (the form's check, or the service's 400). */
+  problem?: string;
   onChange: (value: string | boolean) => void;
 }) {
   const id = useId();
   const kind = kindOf(schema);
-  const hint = schema.description && (
-    <span className="hint" id={`${id}-hint`}>
-      {schema.description}
-    </span>
+  const hint = (
+    <>
+      {problem && (
+        <span className="hint problem" id={`${id}-problem`}>
+          {problem}
+        </span>
+      )}
+      {schema.description && (
+        <span className="hint" id={`${id}-hint`}>
+          {schema.description}
+        </span>
+      )}
+    </>
   );
-  const described = schema.description ? `${id}-hint` : undefined;
+  const described =
+    [problem && `${id}-problem`, schema.description && `${id}-hint`].filter(Boolean).join(' ') ||
+    undefined;
+  const invalid = problem ? true : undefined;
   const label = (
     <label htmlFor={id} className="mono">
       {name}
@@ -99,10 +114,12 @@ function Field({
         <label className="check mono" htmlFor={id}>
           <input
             id={id}
+            data-field={name}
             type="checkbox"
             checked={value === true}
             onChange={(event) => onChange(event.target.checked)}
             aria-describedby={described}
+            aria-invalid={invalid}
           />
           {name}
         </label>
@@ -116,9 +133,11 @@ function Field({
         {label}
         <select
           id={id}
+          data-field={name}
           value={String(value)}
           onChange={(event) => onChange(event.target.value)}
           aria-describedby={described}
+          aria-invalid={invalid}
         >
           {!required && <option value="">(default)</option>}
           {schema.enum?.map((option) => (
@@ -137,6 +156,7 @@ function Field({
         {label}
         <input
           id={id}
+          data-field={name}
           type="number"
           required={required}
           min={schema.minimum}
@@ -145,6 +165,7 @@ function Field({
           value={String(value)}
           onChange={(event) => onChange(event.target.value)}
           aria-describedby={described}
+          aria-invalid={invalid}
         />
         {hint}
       </div>
@@ -156,12 +177,14 @@ function Field({
         {label}
         <input
           id={id}
+          data-field={name}
           type="text"
           required={required}
           maxLength={schema.maxLength}
           value={String(value)}
           onChange={(event) => onChange(event.target.value)}
           aria-describedby={described}
+          aria-invalid={invalid}
         />
         {hint}
       </div>
@@ -172,10 +195,12 @@ function Field({
       {label}
       <textarea
         id={id}
+        data-field={name}
         rows={3}
         value={String(value)}
         onChange={(event) => onChange(event.target.value)}
         aria-describedby={described}
+        aria-invalid={invalid}
         placeholder="JSON"
       />
       {hint}
@@ -183,23 +208,47 @@ function Field({
   );
 }
 
-/** A form made from a tool's input schema: one field a property. */
+/** The required fields left blank (a checkbox is never blank: unticked is `false`). */
+export function missingOf(schema: JsonSchema, values: Values): string[] {
+  return (schema.required ?? []).filter((name) => {
+    const field = schema.properties?.[name];
+    return field && kindOf(field) !== 'boolean' && String(values[name] ?? '').trim() === '';
+  });
+}
+
+/**
+ * A form made from a tool's input schema: one field a property. Required fields are checked
+ * before anything is sent (the first one left blank takes the focus); `problems` are the
+ * service's, by field (a 400's `detail`), shown under their fields.
+ */
 export function SchemaForm({
   schema,
   submitLabel,
   busy,
   disabled,
+  problems,
   onSubmit,
 }: {
   schema: JsonSchema;
   submitLabel: string;
   busy: boolean;
   disabled?: boolean;
+  problems?: Record<string, string>;
   onSubmit: (body: Record<string, unknown>) => void;
 }) {
   const [values, setValues] = useState<Values>(() => initial(schema));
+  const [checked, setChecked] = useState(false);
+  const missing = checked ? missingOf(schema, values) : [];
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    setChecked(true);
+    const blank = missingOf(schema, values);
+    if (blank.length) {
+      event.currentTarget
+        .querySelector<HTMLElement>(`[data-field="${CSS.escape(blank[0])}"]`)
+        ?.focus();
+      return;
+    }
     onSubmit(bodyOf(schema, values));
   };
   const fields = Object.entries(schema.properties ?? {});
@@ -214,10 +263,17 @@ export function SchemaForm({
             schema={field}
             required={schema.required?.includes(name) ?? false}
             value={values[name]}
+            problem={missing.includes(name) ? 'Required.' : problems?.[name]}
             onChange={(value) => setValues((all) => ({ ...all, [name]: value }))}
           />
         ))}
       </div>
+      {missing.length > 0 && (
+        <p className="hint problem" role="alert">
+          {missing.length === 1 ? 'A required field is' : `${missing.length} required fields are`}{' '}
+          blank: nothing was sent.
+        </p>
+      )}
       <div className="actions">
         <Button kind="primary" type="submit" disabled={busy || disabled}>
           {busy ? 'Calling…' : submitLabel}

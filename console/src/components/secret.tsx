@@ -3,18 +3,21 @@ import { Dialog } from './dialog';
 import { Button } from './ui';
 
 /**
- * A key's secret, shown this once: the service never answers it again, and the console forgets it
- * when the dialog closes.
+ * A secret (a key's, a webhook endpoint's), shown this once: the service never answers it again,
+ * and the console forgets it when the dialog closes.
  */
 export function SecretDialog({
   title,
   name,
   secret,
+  label = "The key's secret",
   onClose,
 }: {
   title: string;
   name: string;
   secret: string;
+  /** What the secret is, for screen readers. */
+  label?: string;
   onClose: () => void;
 }) {
   return (
@@ -29,7 +32,7 @@ export function SecretDialog({
       }
     >
       <div className="secret">
-        <code data-testid="secret" aria-label="The key's secret">
+        <code data-testid="secret" aria-label={label}>
           {secret}
         </code>
         <CopyButton text={secret} />

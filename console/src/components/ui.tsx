@@ -1,6 +1,8 @@
 import type { ButtonHTMLAttributes, ReactNode } from 'react';
 import { ApiFailure } from '../api/client';
 
+export { TableWrap } from './table-wrap';
+
 type ButtonKind = 'primary' | 'danger' | 'ghost' | 'default';
 
 export function Button({
@@ -146,6 +148,9 @@ const STATUS_KIND: Record<string, string> = {
   succeeded: 'good',
   running: 'info',
   queued: 'info',
+  pending: 'info',
+  ended: 'plain',
+  refund: 'info',
   disabled: 'plain',
   cancelled: 'plain',
   expired: 'warn',
@@ -276,17 +281,5 @@ export function Pager({
         </Button>
       </span>
     </nav>
-  );
-}
-
-/**
- * A table that scrolls sideways on a narrow screen, inside its own region (the page never does):
- * reachable by keyboard, so that its hidden columns can be scrolled to.
- */
-export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
-      {children}
-    </div>
   );
 }

@@ -40,6 +40,9 @@ const ACTION_NAMES: Record<Action, true> = {
   'run.created': true,
   'run.updated': true,
   'run.deleted': true,
+  'source.created': true,
+  'source.updated': true,
+  'source.deleted': true,
 };
 const ACTIONS = Object.keys(ACTION_NAMES) as Action[];
 const ACTOR = /^(key_[0-9a-f]{16}|prn_[0-9a-f]{32}|cli)$/;
@@ -104,7 +107,7 @@ function Audit() {
   const [typed, setTyped] = useState('');
   const [actor, setActor] = useState('');
   const actorValid = typed.trim() === '' || ACTOR.test(typed.trim());
-  const pages = useCursorPages<number>([action, actor]);
+  const pages = useCursorPages<string>([action, actor]);
 
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -124,7 +127,7 @@ function Audit() {
               limit: PAGE_SIZE,
               ...(action ? { action } : {}),
               ...(actor ? { actor } : {}),
-              ...(pages.cursor ? { before: pages.cursor } : {}),
+              ...(pages.cursor ? { cursor: pages.cursor } : {}),
             },
           },
         }),
@@ -209,7 +212,7 @@ function Audit() {
           </table>
           {found && found.entries.length === 0 && (
             <Empty>
-              {found.next_before
+              {found.next_cursor
                 ? 'None in the entries searched so far: Next searches on.'
                 : 'No entry matches.'}
             </Empty>
@@ -218,9 +221,9 @@ function Audit() {
         <Pager
           page={pages.number}
           hasPrevious={pages.number > 1}
-          hasNext={found?.next_before != null}
+          hasNext={found?.next_cursor != null}
           onPrevious={pages.previous}
-          onNext={() => found?.next_before != null && pages.next(found.next_before)}
+          onNext={() => found?.next_cursor != null && pages.next(found.next_cursor)}
         />
       </section>
     </div>

@@ -1,10 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { ApiFailure, type Schemas } from '../api/client';
+import { ApiFailure, detailText, issuesOf, issueText, type Schemas } from '../api/client';
 import { useToolDetails } from '../api/queries';
 import { type Signed, useSigned } from '../auth';
-import { SchemaForm } from '../components/schema-form';
+import { type JsonSchema, SchemaForm } from '../components/schema-form';
 import {
   Card,
   ErrorNotice,
@@ -105,9 +105,49 @@ function HeaderTable({ headers }: { headers: [string, string][] }) {
   );
 }
 
-function AnswerView({ answer }: { answer: Answer }) {
+/**
+ * A 400's problems by field of the form (`loc` `["body", <field>, …]`), and the others (the body
+ * as a whole, a field the form does not have) in words.
+ */
+function problemsOf(
+  answer: Answer,
+  schema: JsonSchema,
+): { byField: Record<string, string>; others: string[] } {
+  const byField: Record<string, string> = {};
+  const others: string[] = [];
+  if (answer.status !== 400) return { byField, others };
+  for (const issue of issuesOf(answer.body)) {
+    const [where, field] = issue.loc ?? [];
+    if (where === 'body' && typeof field === 'string' && schema.properties?.[field]) {
+      const rest = (issue.loc ?? []).slice(2).join('.');
+      const text = rest ? `${rest}: ${issue.msg ?? ''}` : (issue.msg ?? '');
+      byField[field] = byField[field] ? `${byField[field]}; ${text}` : text;
+    } else others.push(issueText(issue));
+  }
+  return { byField, others };
+}
+
+/** A refusal in words: the `detail` sentence; for a 400, what the fields do not say. */
+function refusalText(answer: Answer, schema: JsonSchema): string {
+  if (!issuesOf(answer.body).length) {
+    return typeof answer.body === 'string' && answer.body
+      ? answer.body
+      : detailText(answer.body, answer);
+  }
+  const { byField, others } = problemsOf(answer, schema);
+  const fields = Object.keys(byField);
+  return [
+    ...(fields.length
+      ? [
+          `The input was refused: see ${fields.length === 1 ? 'the field' : 'the fields'} ${fields.join(', ')}.`,
+        ]
+      : []),
+    ...others,
+  ].join(' ');
+}
+
+function AnswerView({ answer, schema }: { answer: Answer; schema: JsonSchema }) {
   const ok = answer.status < 400;
-  const detail = (answer.body as { detail?: unknown } | null)?.detail;
   return (
     <div className="stack" aria-live="polite">
       {ok ? (
@@ -117,14 +157,7 @@ function AnswerView({ answer }: { answer: Answer }) {
           </strong>
         </Notice>
       ) : (
-        <ErrorNotice
-          error={
-            new ApiFailure(
-              answer.status,
-              typeof detail === 'string' ? detail : JSON.stringify(detail ?? answer.body),
-            )
-          }
-        />
+        <ErrorNotice error={new ApiFailure(answer.status, refusalText(answer, schema))} />
       )}
       <div className="grid two">
         <div className="stack">
@@ -161,11 +194,12 @@ function TryIt({ tool, signed }: { tool: Tool; signed: Signed }) {
           schema={tool.input_schema}
           submitLabel={`Call ${tool.name}`}
           busy={call.isPending}
+          problems={call.data && problemsOf(call.data, tool.input_schema).byField}
           onSubmit={(body) => call.mutate(body)}
         />
       )}
       <ErrorNotice error={call.error} />
-      {call.data && <AnswerView answer={call.data} />}
+      {call.data && <AnswerView answer={call.data} schema={tool.input_schema} />}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { ValidationIssue } from '../errors/validation-issue';
 import { jsonDeeperThan } from './json-depth';
+import bodyParser from 'body-parser';
 import contentType from 'content-type';
 import type { Readable } from 'node:stream';
 
@@ -149,6 +150,28 @@ export function jsonParserOptions(
         throw bodyError('entity.too.deep');
       }
     },
+  };
+}
+
+/** A JSON body parser as a middleware: body-parser's, typed here (no `@types/body-parser` needed). */
+export type JsonParser = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+
+/** body-parser's JSON parser for each body limit a route has, made once a limit (both adapters). */
+export function jsonParsers(
+  envelopeDepth: (path: string) => number,
+): (limitBytes: number) => JsonParser {
+  const parsers = new Map<number, JsonParser>();
+  return (limitBytes) => {
+    let parser = parsers.get(limitBytes);
+    if (!parser) {
+      parser = bodyParser.json(jsonParserOptions(limitBytes, envelopeDepth));
+      parsers.set(limitBytes, parser);
+    }
+    return parser;
   };
 }
 

@@ -29,6 +29,7 @@ const CORS: CorsOptions = {
     'X-RateLimit-Limit',
     'X-RateLimit-Remaining',
     'X-RateLimit-Reset',
+    'X-RateLimit-Policy',
     'X-Quota-Limit',
     'X-Quota-Used',
     'X-Quota-Remaining',

@@ -1,14 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import bodyParser from 'body-parser';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestScope } from './request-scope';
-import { bodyRefusal, frontDoorRefusal, jsonParserOptions, pathOf, requestIdFor } from './body';
+import { bodyRefusal, frontDoorRefusal, jsonParsers, pathOf, requestIdFor } from './body';
 import type { AnsweredRequest, HttpPlatform, HttpPlumbing } from './plumbing';
 import type { RouteDefinition, RouteTable } from './route-table';
 import { securityHeaders } from './security';
-import { ServerSpan } from './server-span';
+import { spans } from '../common/tracing-gate';
 
 /** The part of Express 5's router the route table reads: each route's path and methods. */
 interface RouterLayer {
@@ -58,7 +57,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     res.setHeader('X-Request-Id', id);
     // Logged and counted first, so that requests answered by the checks below are too.
     const started = process.hrtime.bigint();
-    const span = ServerSpan.start(req);
+    const span = spans.request(req);
     res.once('finish', () => {
       const answer: AnsweredRequest = {
         method: req.method,
@@ -72,10 +71,12 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
       plumbing.countAnswer(answer);
       span?.end(answer);
     });
-    ServerSpan.run(span, () => {
+    const enter = () => {
       plumbing.log.start(req, res);
       next();
-    });
+    };
+    if (span) span.within(enter);
+    else enter();
   });
   const secure = securityHeaders(plumbing.docsPath);
   express.use((req: Request, res: Response, next: NextFunction) => {
@@ -89,15 +90,7 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
     res.status(refusal.status).json({ detail: refusal.detail });
   });
   // The app is created with `bodyParser: false`: this is its one parser, with the route's limit.
-  const parsers = new Map<number, ReturnType<typeof bodyParser.json>>();
-  const parserFor = (limit: number) => {
-    let parser = parsers.get(limit);
-    if (!parser) {
-      parser = bodyParser.json(jsonParserOptions(limit, plumbing.bodyEnvelopeDepth));
-      parsers.set(limit, parser);
-    }
-    return parser;
-  };
+  const parserFor = jsonParsers(plumbing.bodyEnvelopeDepth);
   const limitOf = (req: Request) => plumbing.bodyLimitBytes(pathOf(req.url));
   express.use((req: Request, res: Response, next: NextFunction) =>
     parserFor(limitOf(req))(req, res, next),

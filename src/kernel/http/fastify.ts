@@ -1,8 +1,7 @@
 import { HttpException, type INestApplication } from '@nestjs/common';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import bodyParser from 'body-parser';
 import cors, { type CorsOptions } from 'cors';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestScope } from './request-scope';
 import type { Settings } from '../settings/settings';
@@ -10,7 +9,7 @@ import {
   bodyRefusal,
   frontDoorRefusal,
   isPlainJsonBody,
-  jsonParserOptions,
+  jsonParsers,
   MALFORMED_PATH,
   MAX_BODY_DEPTH,
   parseJsonBytes,
@@ -24,7 +23,7 @@ import {
 import type { AnsweredRequest, HttpPlatform, HttpPlumbing, NodeExchange } from './plumbing';
 import type { RouteDefinition } from './route-table';
 import { securityHeaders } from './security';
-import { ServerSpan } from './server-span';
+import { spans } from '../common/tracing-gate';
 import { wireName } from './wire-name';
 
 /** What pino-http and the access log read on the Node request: the id and, at the end, the key. */
@@ -141,17 +140,6 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         callback(error, { ...(options as CorsOptions), preflightContinue: true }),
       ),
     );
-  // body-parser for what is not read here (below), one per limit a route has.
-  const parsers = new Map<number, ReturnType<typeof bodyParser.json>>();
-  const parserFor = (limit: number) => {
-    let parser = parsers.get(limit);
-    if (!parser) {
-      parser = bodyParser.json(jsonParserOptions(limit, plumbing.bodyEnvelopeDepth));
-      parsers.set(limit, parser);
-    }
-    return parser;
-  };
-
   // Nest's first onRequest slot: before its own hooks and any Nest middleware.
   adapter.setOnRequestHook(
     (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
@@ -176,11 +164,37 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         if (corsFor) corsFor(raw, reply.raw, atTheDoor);
         else atTheDoor();
       };
-      raw.serverSpan = ServerSpan.start(raw);
-      ServerSpan.run(raw.serverSpan, enter);
+      const span = (raw.serverSpan = spans.request(raw));
+      if (span) span.within(enter);
+      else enter();
     },
   );
 
+  readBodies(instance, plumbing);
+
+  instance.addHook('onSend', (request, reply, payload, done) => {
+    // The access line, written on the Node response's finish, names the key.
+    (request.raw as NodeRequest).caller = (request as unknown as RequestScope).caller;
+    // Express names the charset of any text it sends, as a parameter of the media type; so does this.
+    const type = reply.getHeader('content-type');
+    if (typeof payload === 'string' && typeof type === 'string' && type !== JSON_UTF8) {
+      void reply.header('content-type', withUtf8(type));
+    }
+    done(null, payload);
+  });
+  instance.addHook('onResponse', (request, reply, done) => {
+    count(plumbing, request, reply);
+    done();
+  });
+}
+
+/**
+ * The JSON body of a request, read under body-parser's rules: the common one here, any other
+ * (compressed, chunked, not UTF-8) by body-parser itself; its errors as `{detail}`.
+ */
+function readBodies(instance: FastifyInstance, plumbing: HttpPlumbing): void {
+  // body-parser for what is not read here (below), one per limit a route has.
+  const parserFor = jsonParsers(plumbing.bodyEnvelopeDepth);
   instance.removeAllContentTypeParsers();
   // Every media type reaches here only when it is JSON's (the front door refused the others).
   instance.addContentTypeParser('*', (request, payload, done) => {
@@ -210,21 +224,6 @@ function configure(app: INestApplication, plumbing: HttpPlumbing): void {
         fail(refused);
       }
     });
-  });
-
-  instance.addHook('onSend', (request, reply, payload, done) => {
-    // The access line, written on the Node response's finish, names the key.
-    (request.raw as NodeRequest).caller = (request as unknown as RequestScope).caller;
-    // Express names the charset of any text it sends, as a parameter of the media type; so does this.
-    const type = reply.getHeader('content-type');
-    if (typeof payload === 'string' && typeof type === 'string' && type !== JSON_UTF8) {
-      void reply.header('content-type', withUtf8(type));
-    }
-    done(null, payload);
-  });
-  instance.addHook('onResponse', (request, reply, done) => {
-    count(plumbing, request, reply);
-    done();
   });
 }
 

@@ -9,7 +9,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { IncomingMessage } from 'node:http';
-import { tracingOn } from '../common/tracing-gate';
+import type { RequestSpan } from '../common/tracing-gate';
 import { pathOf } from './body';
 
 const tracer = trace.getTracer('tool-invocation-service');
@@ -19,11 +19,11 @@ const UNTRACED_PATHS = new Set(['/health', '/health/live', '/health/ready', '/me
 
 /**
  * A request's SERVER span, after OpenTelemetry's HTTP semantic conventions, made by each adapter's
- * first hook when tracing is on (docs/observability.md): its parent is the caller's W3C trace
+ * first hook through the tracing seam (`spans.request`, docs/observability.md): its parent is the caller's W3C trace
  * context (`traceparent`, `tracestate`, `baggage`), and the rest of the request runs in it. Why
  * not OpenTelemetry's HTTP instrumentation: docs/decisions.md, "Tracing".
  */
-export class ServerSpan {
+export class ServerSpan implements RequestSpan {
   private constructor(
     private readonly span: Span,
     private readonly method: string,
@@ -31,9 +31,8 @@ export class ServerSpan {
     private readonly parent: Context,
   ) {}
 
-  /** The request's span; none when tracing is off or the path is a probe's. */
+  /** The request's span; none when the path is a probe's. */
   static start(req: IncomingMessage): ServerSpan | undefined {
-    if (!tracingOn) return undefined;
     const path = pathOf(req.url);
     if (UNTRACED_PATHS.has(path)) return undefined;
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
@@ -58,10 +57,9 @@ export class ServerSpan {
     return new ServerSpan(span, method, parent);
   }
 
-  /** Runs the rest of the request (the adapter's next step) in the span's context, if it has one. */
-  static run(span: ServerSpan | undefined, next: () => void): void {
-    if (span) context.with(trace.setSpan(span.parent, span.span), next);
-    else next();
+  /** Runs the rest of the request (the adapter's next step) in the span's context. */
+  within(next: () => void): void {
+    context.with(trace.setSpan(this.parent, this.span), next);
   }
 
   /**

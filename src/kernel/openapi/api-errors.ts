@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import type { HeaderObject } from '@nestjs/swagger';
+import type { HeaderObject, ResponseObject } from '@nestjs/swagger';
 
 /**
  * The error contract as OpenAPI sees it: every error is `{detail}`, a sentence or (400) a list of
@@ -46,11 +46,18 @@ const RETRY_AFTER = integerHeader('Seconds to wait before retrying.');
 
 export const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'Retry-After': RETRY_AFTER,
-  'X-RateLimit-Limit': integerHeader('Requests per window: the rate the bucket refills at.'),
+  'X-RateLimit-Limit': integerHeader(
+    'Requests the bucket holds when full (the burst): `X-RateLimit-Remaining` never exceeds it.',
+  ),
   'X-RateLimit-Remaining': integerHeader('Whole requests the bucket holds now.'),
   'X-RateLimit-Reset': integerHeader(
     'Seconds until the bucket is full again (on a 429: until one request fits).',
   ),
+  'X-RateLimit-Policy': {
+    description:
+      'How the bucket refills: `<rate>;w=<window in seconds>;burst=<burst>`, e.g. `5;w=1;burst=15` (5 requests a second, 15 at most at once).',
+    schema: { type: 'string', example: '5;w=1;burst=15' },
+  },
 };
 
 interface ErrorDoc {
@@ -88,11 +95,18 @@ const ERRORS: Record<number, ErrorDoc> = {
     description:
       'The key lacks the scope this operation needs, or the grant or target holds more than the caller (no escalation: scopes, limits, prices). For an OAuth token of a subject not yet known once OAUTH_MAX_PRINCIPALS exist: `This service accepts no new principal: the limit of <n> is reached.`',
     example: { detail: 'Insufficient permissions for this operation.' },
+    headers: {
+      'WWW-Authenticate': {
+        description:
+          'For a missing scope: `Bearer error="insufficient_scope", scope="<the scope needed>"` (with OAuth, `resource_metadata` too).',
+        schema: { type: 'string' },
+      },
+    },
   },
   404: { description: 'No such resource.', example: { detail: 'API key not found' } },
   409: {
     description:
-      'A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, or the principal to delete is disabled.',
+      'A conflict: the key is revoked, a request with this Idempotency-Key is still running, the configuration key is pinned by the environment, the principal to delete is disabled, or the run to give more time has ended.',
     example: { detail: 'API key is revoked' },
   },
   413: {
@@ -168,4 +182,32 @@ export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorat
       });
     }),
   );
+}
+
+/**
+ * The error responses of `statuses` as ApiErrors documents them, for an operation made without
+ * decorators (a source's tool, src/transports/rest/source-tools.openapi.ts); `said` replaces a
+ * status's description and example where the operation says more.
+ */
+export function errorResponses(
+  statuses: readonly number[],
+  said: Record<number, { description: string; example: object }> = {},
+): Record<string, ResponseObject> {
+  const responses: Record<string, ResponseObject> = {};
+  for (const status of statuses) {
+    const doc = { ...ERRORS[status], ...said[status] };
+    responses[String(status)] = {
+      description: doc.description,
+      ...(doc.headers ? { headers: { ...doc.headers } } : {}),
+      content: {
+        'application/json': {
+          schema: {
+            $ref: getSchemaPath(doc.validation ? ValidationErrorResponse : ErrorResponse),
+          },
+          example: doc.example,
+        },
+      },
+    };
+  }
+  return responses;
 }

@@ -12,6 +12,7 @@ import type {
 } from '@nestjs/swagger';
 import { Settings, SETTINGS } from '../settings/settings';
 import { ErrorResponse, integerHeader, RATE_LIMIT_HEADERS } from './api-errors';
+import { LiveOperations, liveOperationsOf, servedDocument } from './live-operations';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -37,6 +38,11 @@ const TAGS: readonly TagObject[] = [
   { name: 'auth', description: 'Keys and OAuth principals: scopes, plans, limits, rotation.' },
   { name: 'audit', description: 'Who changed which key, principal or setting, and when.' },
   { name: 'webhooks', description: 'Signed events to your URLs: endpoints, deliveries, retries.' },
+  {
+    name: 'sources',
+    description:
+      'Upstream MCP servers whose tools are served as this service’s own: their state and tools.',
+  },
   { name: 'ledger', description: 'Every counted call and refund: pages, NDJSON and CSV exports.' },
   {
     name: 'admin',
@@ -70,16 +76,17 @@ function closeRequestBodies(document: OpenAPIObject): void {
   }
 }
 
-/** The schema of an operation's JSON body, from the components it points to. */
+/** The schema of an operation's JSON body, inline or from the components it points to. */
 function bodySchemaOf(
   document: OpenAPIObject,
   operation: OperationObject,
 ): SchemaObject | undefined {
   const body = operation.requestBody as RequestBodyObject | undefined;
-  const ref = (body?.content?.['application/json']?.schema as ReferenceObject | undefined)?.$ref;
-  return ref
-    ? (document.components?.schemas?.[ref.split('/').pop() as string] as SchemaObject)
-    : undefined;
+  const schema = body?.content?.['application/json']?.schema;
+  const ref = (schema as ReferenceObject | undefined)?.$ref;
+  // Inline: a source's tool's, the upstream's own schema.
+  if (!ref) return schema as SchemaObject | undefined;
+  return document.components?.schemas?.[ref.split('/').pop() as string] as SchemaObject;
 }
 
 /**
@@ -194,6 +201,28 @@ function applyOAuth(document: OpenAPIObject, oauth: boolean): void {
   }
 }
 
+/**
+ * The schemas no operation reaches, directly or through another schema, left out: those of the
+ * operations applyOAuth dropped (ProtectedResourceMetadata without OAuth), so that the document
+ * has no unused component in any configuration.
+ */
+function dropUnreachedSchemas(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas;
+  if (!schemas) return;
+  const reached = new Set<string>();
+  const pending = [
+    JSON.stringify({ ...document, components: { ...document.components, schemas: {} } }),
+  ];
+  for (let text = pending.pop(); text !== undefined; text = pending.pop()) {
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      if (reached.has(name) || !schemas[name]) continue;
+      reached.add(name);
+      pending.push(JSON.stringify(schemas[name]));
+    }
+  }
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+}
+
 /** The document's tags: those its operations use, in the order of TAGS. */
 function orderTags(document: OpenAPIObject): void {
   const used = [...new Set(operationsOf(document).flatMap((operation) => operation.tags ?? []))];
@@ -202,8 +231,24 @@ function orderTags(document: OpenAPIObject): void {
   document.tags = [...known, ...others.map((name) => ({ name }))];
 }
 
+/** The document with the live operations of the moment, stated as every other operation is. */
+function withLiveOperations(
+  document: OpenAPIObject,
+  live: LiveOperations | undefined,
+): OpenAPIObject {
+  const paths = live?.paths() ?? {};
+  if (Object.keys(paths).length === 0) return document;
+  stateCommonFacts({ ...document, paths });
+  return { ...document, paths: { ...document.paths, ...paths } };
+}
+
 /** The OpenAPI document of everything the application mounts, tools of test modules included. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  return withLiveOperations(buildStaticDocument(app), liveOperationsOf(app));
+}
+
+/** The document of the routes the application mounts (built once, as Nest knows them). */
+function buildStaticDocument(app: INestApplication): OpenAPIObject {
   const settings = app.get<Settings>(SETTINGS);
   const config = new DocumentBuilder()
     .setTitle('Tool invocation service')
@@ -224,17 +269,21 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   closeRequestBodies(document);
   stateCommonFacts(document);
   requestBodiesAsComponents(document);
+  dropUnreachedSchemas(document);
   return document;
 }
 
 /**
  * `/openapi.json` and the interactive docs at `/docs`. Both are plain routes of the adapter, outside the
  * guards: open to everyone, never rate limited or metered. The document is built on first request,
- * once every module is initialised.
+ * once every module is initialised; the live operations are added to it as they are then.
  */
 export function setupOpenApi(app: INestApplication): void {
   // Its pages' security headers are the adapter's (src/kernel/http/security.ts).
-  SwaggerModule.setup(DOCS_PATH, app, () => buildOpenApiDocument(app), {
+  const served = servedDocument(app, withLiveOperations);
+  SwaggerModule.setup(DOCS_PATH, app, () => buildStaticDocument(app), {
+    // The live operations (sources' tools) as they are when the document is asked for.
+    patchDocumentOnRequest: (_req, _res, document) => served(document),
     jsonDocumentUrl: OPENAPI_PATH,
     raw: ['json'],
     customSiteTitle: 'Tool invocation service: API',

@@ -28,6 +28,12 @@ describe('the environment, one typed schema', () => {
       mcpAllowedOrigins: [],
       corsOrigins: [],
       httpAdapter: 'express',
+      webhooks: {
+        concurrency: 20,
+        endpointShare: 0.25,
+        timeoutMs: 15_000,
+        maxPendingPerEndpoint: 10_000,
+      },
     });
     expect(settings.redis).toBeUndefined();
   });
@@ -51,6 +57,24 @@ describe('the environment, one typed schema', () => {
     ],
     [{ DEFAULT_PLAN: 'gold' }, "DEFAULT_PLAN 'gold' is not a plan"],
     [
+      { WEBHOOK_CONCURRENCY: '0' },
+      "WEBHOOK_CONCURRENCY must be a whole number from 1 to 1000, got '0'",
+    ],
+    [
+      { WEBHOOK_ENDPOINT_SHARE: '0' },
+      "WEBHOOK_ENDPOINT_SHARE must be a number more than 0 and at most 1 (0.25), got '0'",
+    ],
+    [{ WEBHOOK_ENDPOINT_SHARE: '25%' }, 'WEBHOOK_ENDPOINT_SHARE must be a number more than 0'],
+    [{ WEBHOOK_ENDPOINT_SHARE: '1.5' }, 'WEBHOOK_ENDPOINT_SHARE must be a number more than 0'],
+    [
+      { WEBHOOK_TIMEOUT_MS: '700000' },
+      "WEBHOOK_TIMEOUT_MS must be a whole number from 100 to 600000, got '700000'",
+    ],
+    [
+      { WEBHOOK_MAX_PENDING_PER_ENDPOINT: 'many' },
+      "WEBHOOK_MAX_PENDING_PER_ENDPOINT must be a whole number from 1 to 1000000, got 'many'",
+    ],
+    [
       { HTTP_HEADERS_TIMEOUT_MS: '40000' },
       'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
     ],
@@ -68,8 +92,13 @@ describe('the environment, one typed schema', () => {
       CORS_ORIGINS: 'https://App.Example.com, *',
       PLAN_FREE_DAILY_LIMIT: 'none',
       REDIS_SENTINELS: 'a:1,[::1]:2',
+      WEBHOOK_CONCURRENCY: '4',
+      WEBHOOK_ENDPOINT_SHARE: '.5',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_MAX_PENDING_PER_ENDPOINT: '3',
     });
     expect(settings).toMatchObject({
+      webhooks: { concurrency: 4, endpointShare: 0.5, timeoutMs: 2000, maxPendingPerEndpoint: 3 },
       httpAdapter: 'fastify',
       trustProxy: 2,
       corsOrigins: ['https://app.example.com', '*'],
@@ -107,6 +136,8 @@ describe('OAuth settings', () => {
       defaultPlan: 'free',
       planClaim: undefined,
       jwksRefetchMs: 60_000,
+      issuerMaxBytes: 1_048_576,
+      issuerTimeoutMs: 5_000,
       principalIdleDays: 90,
       maxPrincipals: 100_000,
     });
@@ -119,6 +150,8 @@ describe('OAuth settings', () => {
         OAUTH_PLAN_CLAIM: 'plan',
         OAUTH_PRINCIPAL_IDLE_DAYS: '30',
         OAUTH_MAX_PRINCIPALS: '5000',
+        OAUTH_ISSUER_MAX_BYTES: '65536',
+        OAUTH_ISSUER_TIMEOUT_MS: '20000',
       }).oauth,
     ).toMatchObject({
       issuers: [issuer, 'https://login.microsoftonline.com/t/v2.0'],
@@ -127,6 +160,8 @@ describe('OAuth settings', () => {
       planClaim: 'plan',
       principalIdleDays: 30,
       maxPrincipals: 5000,
+      issuerMaxBytes: 65_536,
+      issuerTimeoutMs: 20_000,
     });
   });
 

@@ -4,6 +4,7 @@ import * as z from 'zod/v4';
 import { claimName, issuers, list, publicUrl } from './oauth.schema';
 import { SettingsError } from './settings.error';
 import { commaEntries, originOf, refuse, unset } from './variables';
+import { retrySchedule, share, wholeIn } from './webhook.schema';
 
 export { originOf };
 
@@ -172,20 +173,7 @@ const text = z
   .optional()
   .transform((raw) => (unset(raw) ? undefined : raw));
 
-/** Seconds between a webhook's attempts: the delays after each failed one, comma-separated. */
-const retrySchedule = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    if (unset(raw)) return undefined;
-    const steps = commaEntries(raw).map(Number);
-    if (steps.length === 0 || steps.length > 20 || steps.some((s) => !(s >= 0 && s <= 86_400))) {
-      return refuse(ctx, `must be 1 to 20 comma-separated seconds (0 to 86400), got '${raw}'`);
-    }
-    return steps;
-  });
-
-/** At least 32 characters: the key that seals webhook secrets at rest is derived from it. */
+/** At least 32 characters: the keys that seal secrets at rest (webhooks', sources') are derived from it. */
 const secretKey = z
   .string()
   .optional()
@@ -227,6 +215,7 @@ export const EnvironmentSchema = z.looseObject({
   DOCTOR_CHECK_TIMEOUT_MS: wholeNumber(5000, 10),
   DOCTOR_DISK_WARN_MB: wholeNumber(1024),
   DOCTOR_DISK_FAIL_MB: wholeNumber(100),
+  DOCTOR_LEDGER_INTERVAL_SECONDS: wholeNumber(60),
   BODY_LIMIT_BYTES: wholeNumber(1024 * 1024, 1024),
   TOOL_BODY_LIMIT_BYTES: wholeNumber(64 * 1024, 1024),
   IDEMPOTENCY_MAX_BYTES_PER_KEY: wholeNumber(8 * 1024 * 1024, 1024),
@@ -246,6 +235,8 @@ export const EnvironmentSchema = z.looseObject({
   OAUTH_PLAN_CLAIM: claimName,
   OAUTH_EXTERNAL_ID_CLAIM: claimName,
   OAUTH_JWKS_REFETCH_MS: wholeNumber(60_000),
+  OAUTH_ISSUER_MAX_BYTES: wholeNumber(1024 * 1024, 1024),
+  OAUTH_ISSUER_TIMEOUT_MS: wholeNumber(5_000, 100),
   OAUTH_PRINCIPAL_IDLE_DAYS: wholeNumber(90, 1),
   OAUTH_MAX_PRINCIPALS: wholeNumber(100_000, 1),
   CONSOLE_OAUTH_CLIENT_ID: text,
@@ -254,10 +245,18 @@ export const EnvironmentSchema = z.looseObject({
   MCP_TASK_AFTER_MS: wholeNumber(10_000),
   SHUTDOWN_DRAIN_MS: wholeNumber(30_000),
   WEBHOOK_ALLOW_PRIVATE: flag(false),
+  SECRETS_KEY: secretKey,
   WEBHOOK_SECRET_KEY: secretKey,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   WEBHOOK_POLL_MS: wholeNumber(1000, 10),
+  WEBHOOK_CONCURRENCY: wholeIn(20, 1, 1000),
+  WEBHOOK_ENDPOINT_SHARE: share(0.25),
+  WEBHOOK_TIMEOUT_MS: wholeIn(15_000, 100, 600_000),
+  WEBHOOK_MAX_PENDING_PER_ENDPOINT: wholeIn(10_000, 1, 1_000_000),
   LEDGER_RETENTION_DAYS: wholeNumber(400, 1),
+  SOURCE_ALLOW_PRIVATE: flag(false),
+  SOURCE_MAX_RESULT_BYTES: wholeNumber(10 * 1024 * 1024, 1024),
+  LEDGER_MAX_EXPORTS: wholeNumber(2, 1),
 });
 
 export type ParsedEnvironment = z.output<typeof EnvironmentSchema>;

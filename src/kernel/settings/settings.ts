@@ -7,7 +7,7 @@ import { SettingsError } from './settings.error';
 import { checkLimit, planNamed, resolvePlans, type PlanLimits } from './plans';
 export { DEFAULT_PLANS, planNamed, type PlanLimits } from './plans';
 import { toolOverridesFromFile, type ToolOverrides } from './tool-settings';
-
+import { secretsKeyOf, webhookSettingsFrom, type WebhookSettings } from './webhook.settings';
 export { originOf } from './environment.schema';
 
 /** The process environment, injectable so that tests can start an app with an environment of their own. */
@@ -43,6 +43,8 @@ export interface Settings {
     /** Free disk space below which `disk_space` warns, then fails. */
     diskWarnMb: number;
     diskFailMb: number;
+    /** DOCTOR_LEDGER_INTERVAL_SECONDS: the ledger check's last result serves until then (0: none). */
+    ledgerIntervalSeconds: number;
   };
   /** Largest accepted request body, in bytes. */
   bodyLimitBytes: number;
@@ -85,18 +87,13 @@ export interface Settings {
     shutdownDrainMs: number;
   };
   /** Webhook deliveries (docs/webhooks.md). */
-  webhooks: {
-    /** WEBHOOK_ALLOW_PRIVATE: loopback and private receivers and http:// allowed. */
-    allowPrivate: boolean;
-    /** WEBHOOK_SECRET_KEY: secrets sealed at rest with a key derived from it. */
-    secretKey?: string;
-    /** Seconds before each retry (WEBHOOK_RETRY_SCHEDULE; Svix's by default). */
-    retrySchedule?: number[];
-    /** How often an instance looks for deliveries due. */
-    pollMs: number;
-  };
+  webhooks: WebhookSettings;
+  /** Upstream sources (docs/sources.md): SOURCE_ALLOW_PRIVATE, SOURCE_MAX_RESULT_BYTES, SECRETS_KEY. */
+  sources: { allowPrivate: boolean; maxResultBytes: number; secretKey?: string };
   /** LEDGER_RETENTION_DAYS: ledger entries are kept this many days (docs/runs-and-ledger.md). */
   ledgerRetentionDays: number;
+  /** LEDGER_MAX_EXPORTS: whole-range ledger streams at once an instance; past it a 429. */
+  ledgerMaxExports: number;
   /** The service's external origin (PUBLIC_URL), when set. */
   publicUrl?: string;
   /** OAuth access tokens accepted beside keys: set when OAUTH_ISSUERS is (which needs PUBLIC_URL). */
@@ -120,6 +117,9 @@ export interface OAuthSettings {
   externalIdClaim?: string;
   /** Refetches of an issuer's keys that unknown `kid`s cause are at least this far apart. */
   jwksRefetchMs: number;
+  /** One read of an issuer's metadata or JWKS: refused past this size (unread) and this time. */
+  issuerMaxBytes: number;
+  issuerTimeoutMs: number;
   /** Principals unseen this many days (enabled, without operator settings) are purged. */
   principalIdleDays: number;
   /** At most this many principals: a new subject past it is refused. */
@@ -206,6 +206,7 @@ export function loadSettings(env: Environment): Settings {
       checkTimeoutMs: parsed.DOCTOR_CHECK_TIMEOUT_MS,
       diskWarnMb: parsed.DOCTOR_DISK_WARN_MB,
       diskFailMb: parsed.DOCTOR_DISK_FAIL_MB,
+      ledgerIntervalSeconds: parsed.DOCTOR_LEDGER_INTERVAL_SECONDS,
     },
     bodyLimitBytes: parsed.BODY_LIMIT_BYTES,
     toolBodyLimitBytes: Math.min(parsed.TOOL_BODY_LIMIT_BYTES, parsed.BODY_LIMIT_BYTES),
@@ -226,13 +227,14 @@ export function loadSettings(env: Environment): Settings {
       mcpTaskAfterMs: parsed.MCP_TASK_AFTER_MS,
       shutdownDrainMs: parsed.SHUTDOWN_DRAIN_MS,
     },
-    webhooks: {
-      allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE,
-      secretKey: parsed.WEBHOOK_SECRET_KEY,
-      retrySchedule: parsed.WEBHOOK_RETRY_SCHEDULE,
-      pollMs: parsed.WEBHOOK_POLL_MS,
+    webhooks: webhookSettingsFrom(parsed),
+    sources: {
+      allowPrivate: parsed.SOURCE_ALLOW_PRIVATE,
+      maxResultBytes: parsed.SOURCE_MAX_RESULT_BYTES,
+      secretKey: secretsKeyOf(parsed),
     },
     ledgerRetentionDays: parsed.LEDGER_RETENTION_DAYS,
+    ledgerMaxExports: parsed.LEDGER_MAX_EXPORTS,
     version: packageVersion(),
   };
 }
@@ -275,6 +277,8 @@ function oauthSettings(
       planClaim: parsed.OAUTH_PLAN_CLAIM,
       externalIdClaim: parsed.OAUTH_EXTERNAL_ID_CLAIM,
       jwksRefetchMs: parsed.OAUTH_JWKS_REFETCH_MS,
+      issuerMaxBytes: parsed.OAUTH_ISSUER_MAX_BYTES,
+      issuerTimeoutMs: parsed.OAUTH_ISSUER_TIMEOUT_MS,
       principalIdleDays: parsed.OAUTH_PRINCIPAL_IDLE_DAYS,
       maxPrincipals: parsed.OAUTH_MAX_PRINCIPALS,
       ...(consoleClient && consoleIssuer

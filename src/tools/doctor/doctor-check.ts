@@ -7,15 +7,20 @@ export interface CheckOutcome {
   message: string;
   /** True when `fix()` can repair this outcome. */
   fixable?: boolean;
+  /**
+   * When what it reports was found (RFC 3339), for a check that answers its last result between
+   * runs (the ledger's).
+   */
+  checked_at?: string;
 }
 
 /**
- * One health check of the running service. `run()` only looks; `fix()`, when there is one, repairs
- * what `run()` reported as fixable and nothing else.
+ * One health check of the running service. `check()` only looks; `fix()`, when there is one, repairs
+ * what `check()` reported as fixable and nothing else.
  */
 export interface HealthCheck {
   readonly name: string;
-  run(): Promise<CheckOutcome>;
+  check(): Promise<CheckOutcome>;
   fix?(): Promise<void>;
 }
 

@@ -22,6 +22,6 @@ export class DoctorController {
     output: DoctorResult,
   })
   doctorTool(input: DoctorInput, call: ToolContext): Promise<DoctorResult> {
-    return this.doctor.run(input.fix, call, call.progress);
+    return this.doctor.diagnose(input.fix, call, call.progress);
   }
 }

@@ -22,6 +22,14 @@ export class CheckRecordView {
 
   @ApiProperty({ required: false, description: 'Present (true) when the issue can be auto-fixed.' })
   fixable?: boolean;
+
+  @ApiProperty({
+    required: false,
+    format: 'date-time',
+    description:
+      'When the result was found, for a check that answers its last result between runs (`ledger`: at most once every DOCTOR_LEDGER_INTERVAL_SECONDS an instance).',
+  })
+  checked_at?: string;
 }
 
 export class DoctorResult {

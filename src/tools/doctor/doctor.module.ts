@@ -15,6 +15,7 @@ import { OAuthPrincipalsCheck } from './checks/oauth-principals.check';
 import { OAuthModule } from '../../oauth';
 import { WebhooksModule } from '../../webhooks';
 import { WebhooksCheck } from './checks/webhooks.check';
+import { SourcesCheck } from './checks/sources.check';
 import { LedgerCheck } from './checks/ledger.check';
 import { LedgerModule } from '../../ledger';
 import { LimitsModule } from '../../limits';
@@ -47,6 +48,7 @@ import { DoctorService } from './doctor.service';
     OAuthIssuersCheck,
     OAuthPrincipalsCheck,
     WebhooksCheck,
+    SourcesCheck,
     LedgerCheck,
   ],
   exports: [DoctorService],

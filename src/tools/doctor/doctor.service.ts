@@ -43,7 +43,7 @@ export class DoctorService implements OnModuleInit {
    * Runs the checks; with `fix`, repairs what is fixable, then runs them all again. `progress`
    * hears of each check as it finishes (`done` of all the runs there will be, its name).
    */
-  async run(
+  async diagnose(
     fix: boolean,
     actor: AuditActor,
     progress: ProgressReporter = () => undefined,
@@ -51,7 +51,7 @@ export class DoctorService implements OnModuleInit {
     let done = 0;
     const total = () => (fix ? 2 * this.checks.length : this.checks.length);
     const finished = (check: HealthCheck) => progress(++done, total(), check.name);
-    let outcomes = await this.runAll(finished);
+    let outcomes = await this.checkAll(finished);
     if (fix) {
       const fixing = this.checks.filter(
         (check, i) => outcomes[i].fixable && outcomes[i].status !== 'pass',
@@ -62,7 +62,7 @@ export class DoctorService implements OnModuleInit {
           problem: outcomes[this.checks.indexOf(check)].message,
         }));
         await Promise.all(fixing.map((check) => this.fixOne(check)));
-        outcomes = await this.runAll(finished);
+        outcomes = await this.checkAll(finished);
         const fixed = problems.map((p) => ({
           ...p,
           status: outcomes[this.checks.findIndex((c) => c.name === p.check)].status,
@@ -74,7 +74,7 @@ export class DoctorService implements OnModuleInit {
     return { checks, has_failures: checks.some((c) => c.status === 'fail') };
   }
 
-  private runAll(finished: (check: HealthCheck) => void): Promise<CheckOutcome[]> {
+  private checkAll(finished: (check: HealthCheck) => void): Promise<CheckOutcome[]> {
     return Promise.all(
       this.checks.map(async (check) => {
         const outcome = await this.runOne(check);
@@ -87,7 +87,7 @@ export class DoctorService implements OnModuleInit {
   private async runOne(check: HealthCheck): Promise<CheckOutcome> {
     const ms = this.settings.doctor.checkTimeoutMs;
     try {
-      return await withTimeout(() => check.run(), ms, `${check.name} timed out`);
+      return await withTimeout(() => check.check(), ms, `${check.name} timed out`);
     } catch (error) {
       if (error instanceof TimeoutError) {
         return fail(`The check did not finish within ${ms} ms; whatever it inspects is hanging.`);

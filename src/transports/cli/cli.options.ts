@@ -6,7 +6,7 @@ import {
   SCOPE_TEMPLATES,
   TOOL_SCOPE_PREFIX,
   WILDCARD_SCOPES,
-} from '../../auth';
+} from '../../kernel/auth/scopes';
 
 export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (raw: string): number => {
@@ -38,7 +38,7 @@ export function scopeList(raw: string | undefined): string[] | undefined {
 }
 
 /**
- * The scopes a key can hold and the templates, read from src/auth/scopes.ts, for the `--help` of
+ * The scopes a key can hold and the templates, read from src/kernel/auth/scopes.ts, for the `--help` of
  * the commands that grant them: a newcomer's first guess at a scope is a tool's name.
  */
 export function scopesHelp(command: 'create' | 'update', tools: readonly string[]): string {

@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Command, Option } from 'commander';
 import { CLI_ACTOR } from '../../audit';
 import { toView, MAX_GRACE_SECONDS, KeysService, KeyRequestError, KeyUpdate } from '../../subjects';
-import { SCOPE_TEMPLATES } from '../../auth';
+import { SCOPE_TEMPLATES } from '../../kernel/auth/scopes';
 import { plural } from '../../kernel/common/text';
 import { HISTORY_MAX_DAYS, QuotaService, usageView } from '../../limits';
 import { limitOrNone, noneAsNull, scopeList, scopesHelp, wholeNumber } from './cli.options';
@@ -19,6 +19,17 @@ export function addKeyCommands(
 ): void {
   const keys = program.command('keys').description('Create, list and revoke API keys');
 
+  addCreateKey(keys, withContext, tools);
+  addListKeys(keys, withContext);
+  addRevokeKey(keys, withContext);
+  addShowKey(keys, withContext);
+  addUpdateKey(keys, withContext, tools);
+  addRotateKey(keys, withContext);
+  addKeyUsage(keys, withContext);
+}
+
+/** `keys create`: a new key, its text printed once. */
+function addCreateKey(keys: Command, withContext: WithContext, tools: readonly string[]): void {
   keys
     .command('create')
     .description('Create an API key; its text is printed once')
@@ -73,7 +84,10 @@ export function addKeyCommands(
         out(line`Key (shown once, store it now): ${key}`);
       },
     );
+}
 
+/** `keys list`: every key, never its text. */
+function addListKeys(keys: Command, withContext: WithContext): void {
   keys
     .command('list')
     .description('List keys (never their text)')
@@ -91,7 +105,10 @@ export function addKeyCommands(
         );
       }
     });
+}
 
+/** `keys revoke <id>`. */
+function addRevokeKey(keys: Command, withContext: WithContext): void {
   keys
     .command('revoke <id>')
     .description('Revoke a key: from now on it gets 401')
@@ -100,7 +117,10 @@ export function addKeyCommands(
       if (!revoked) throw notFound(id);
       out(line`Revoked ${id}.`);
     });
+}
 
+/** `keys show <id>`: one key's settings and status. */
+function addShowKey(keys: Command, withContext: WithContext): void {
   keys
     .command('show <id>')
     .description("Show one key's settings and status (never its text)")
@@ -115,7 +135,10 @@ export function addKeyCommands(
       if (opts.json) return out(line`${JSON.stringify(view)}`);
       describeKey(view).forEach(out);
     });
+}
 
+/** `keys update <id>`: name, scopes, plan, limits, enabled. */
+function addUpdateKey(keys: Command, withContext: WithContext, tools: readonly string[]): void {
   keys
     .command('update <id>')
     .description('Change a key: name, scopes, plan, limits, enabled (from its next request on)')
@@ -172,7 +195,10 @@ export function addKeyCommands(
         describeKey(view).forEach(out);
       },
     );
+}
 
+/** `keys rotate <id>`: a new secret, printed once. */
+function addRotateKey(keys: Command, withContext: WithContext): void {
   keys
     .command('rotate <id>')
     .description('Give a key a new secret (printed once); same id, settings and usage')
@@ -198,7 +224,10 @@ export function addKeyCommands(
       out(line`Rotated ${id}; the old key ${until ? `works until ${until}` : 'no longer works'}.`);
       out(line`Key (shown once, store it now): ${rotated.key}`);
     });
+}
 
+/** `keys usage <id>`: a key's usage today and per UTC day. */
+function addKeyUsage(keys: Command, withContext: WithContext): void {
   keys
     .command('usage <id>')
     .description("A key's usage today and per UTC day")

@@ -1,5 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { layoutOf, planNewTool, ToolUsageError, withToolLine, writeFiles } from './tool-generator';
@@ -46,30 +53,31 @@ export const TOOL_MODULES: Type[] = [GreetModule
   });
 });
 
-describe('tools new: its checks', () => {
-  const tool = {
-    name: 'word_count',
-    layout: 'checkout',
-    async: false,
-    cost: 1,
-    timeoutMs: 30_000,
-  } as const;
-  const checkout = (list = LIST) => {
-    const root = mkdtempSync(join(tmpdir(), 'tis-tools-new-'));
-    mkdirSync(join(root, 'src/tools/greet'), { recursive: true });
-    writeFileSync(join(root, 'src/tools.ts'), list);
-    return root;
-  };
-  const refusal = (root: string, name: string, existing: string[] = []) => {
-    try {
-      planNewTool(root, { ...tool, layout: layoutOf(root), name }, existing);
-    } catch (error) {
-      expect(error).toBeInstanceOf(ToolUsageError);
-      return (error as Error).message;
-    }
-    throw new Error(`'${name}' was not refused`);
-  };
+/** A new tool of the checkout layout, and checkouts to plan it in. */
+const tool = {
+  name: 'word_count',
+  layout: 'checkout',
+  async: false,
+  cost: 1,
+  timeoutMs: 30_000,
+} as const;
+const checkout = (list = LIST) => {
+  const root = mkdtempSync(join(tmpdir(), 'tis-tools-new-'));
+  mkdirSync(join(root, 'src/tools/greet'), { recursive: true });
+  writeFileSync(join(root, 'src/tools.ts'), list);
+  return root;
+};
+const refusal = (root: string, name: string, existing: string[] = []) => {
+  try {
+    planNewTool(root, { ...tool, layout: layoutOf(root), name }, existing);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolUsageError);
+    return (error as Error).message;
+  }
+  throw new Error(`'${name}' was not refused`);
+};
 
+describe('tools new: its checks', () => {
   it('plans the tool, its spec and src/tools.ts', () => {
     const files = planNewTool(checkout(), tool, ['greet']);
     expect(files.map((file) => [file.path, file.created])).toEqual([
@@ -92,6 +100,8 @@ describe('tools new: its checks', () => {
     );
     expect(layoutOf(root)).toBe('package');
     expect(layoutOf(checkout())).toBe('checkout');
+    writeFileSync(join(root, 'package.json'), '{"devDependencies": {');
+    expect(() => layoutOf(root)).toThrow(/^package\.json is not JSON \(.*\): mend it first$/);
   });
 
   it("plans a team's project: the tool and its spec on the package, no list to change", () => {
@@ -166,6 +176,23 @@ export const TOOL_MODULES: Type[] = [
 ];
 `,
     );
+  });
+
+  it('leaves the project as it was when a file cannot be written: created ones gone, rewritten ones back', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tis-tools-new-'));
+    writeFileSync(join(root, 'package.json'), '{"name": "x"}\n');
+    mkdirSync(join(root, 'test'));
+    writeFileSync(join(root, 'test/x.e2e-spec.ts'), 'mine\n');
+    expect(() =>
+      writeFiles(root, [
+        { path: 'package.json', text: '{"name": "y"}\n', created: false, change: 'scripts: test' },
+        { path: 'src/tools/x.tool.ts', text: 'tool', created: true },
+        { path: 'test/x.e2e-spec.ts', text: 'spec', created: true },
+      ]),
+    ).toThrow(/EEXIST/);
+    expect(readFileSync(join(root, 'package.json'), 'utf8')).toBe('{"name": "x"}\n');
+    expect(readFileSync(join(root, 'test/x.e2e-spec.ts'), 'utf8')).toBe('mine\n');
+    expect(existsSync(join(root, 'src'))).toBe(false);
   });
 
   it('names its classes as defineTool names its module', () => {

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import {
   moduleNameOf,
@@ -23,12 +24,14 @@ export const MAX_TOOL_NAME_LENGTH = 64;
 /** A mistake of the command's user (exit 2): nothing was written. */
 export class ToolUsageError extends Error {}
 
-/** A file `tools new` writes: its path from the root of the checkout, and its text. */
+/** A file `tools new` or `tools init` writes: its path from the root of the project, its text. */
 export interface PlannedFile {
   path: string;
   text: string;
-  /** A new file (refused if one appears meanwhile), or src/tools.ts rewritten. */
+  /** A new file (refused if one appears meanwhile), or one rewritten (src/tools.ts, package.json). */
   created: boolean;
+  /** What a rewrite changes, for the output: `TOOL_MODULES`, `scripts: test`. */
+  change?: string;
 }
 
 /**
@@ -53,6 +56,16 @@ export function withToolLine(source: string, moduleName: string, importPath: str
   return last ? `${listed.slice(0, at)}\n${line}${listed.slice(at)}` : `${line}\n${listed}`;
 }
 
+/** A package.json's dependencies; one that is not JSON is the user's to mend (exit 2). */
+function parsedManifest(path: string): Record<string, Record<string, string> | undefined> {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, Record<string, string>>;
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new ToolUsageError(`package.json is not JSON (${error.message}): mend it first`);
+  }
+}
+
 /**
  * Where `root` takes a new tool: a checkout of the service (its src/tools.ts), or a project whose
  * package.json depends on the package; else a usage error.
@@ -61,9 +74,7 @@ export function layoutOf(root: string): ToolLayout {
   if (existsSync(join(root, TOOLS_LIST_FILE))) return 'checkout';
   const manifest = join(root, 'package.json');
   if (existsSync(manifest)) {
-    const { dependencies = {}, devDependencies = {} } = JSON.parse(
-      readFileSync(manifest, 'utf8'),
-    ) as Record<string, Record<string, string> | undefined>;
+    const { dependencies = {}, devDependencies = {} } = parsedManifest(manifest);
     if (PACKAGE in dependencies || PACKAGE in devDependencies) return 'package';
   }
   throw new ToolUsageError(
@@ -111,6 +122,7 @@ export function planNewTool(
             path: TOOLS_LIST_FILE,
             text: withToolLine(list, moduleName, importPath),
             created: false,
+            change: 'TOOL_MODULES',
           },
         ]
       : []),
@@ -119,33 +131,51 @@ export function planNewTool(
 
 type Prettier = typeof import('prettier');
 
-/** Prettier, loaded on use: a developer's dependency, which a production install leaves out. */
-async function loadPrettier(): Promise<Prettier> {
+/**
+ * The project's own Prettier, if it has one (a checkout's dev dependencies have it; a team's
+ * project may not): resolved from the project's root, not from where the CLI is installed.
+ */
+function projectPrettier(root: string): Prettier | undefined {
+  const requireFromProject = createRequire(join(root, 'package.json'));
+  let entry: string;
   try {
-    return await import('prettier');
+    entry = requireFromProject.resolve('prettier');
   } catch (error) {
-    if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error;
-    throw new Error(
-      '`tools new` formats what it writes with Prettier, which is not installed here: it is a developer command, for a checkout with its dev dependencies (npm install)',
-    );
+    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
   }
+  return requireFromProject(entry) as Prettier;
 }
 
-/** The files formatted as the checkout's Prettier configuration says (`npm run format`). */
-export async function formatted(root: string, files: PlannedFile[]): Promise<PlannedFile[]> {
-  const prettier = await loadPrettier();
-  return Promise.all(
-    files.map(async (file) => {
-      const filepath = join(root, file.path);
-      const options = (await prettier.resolveConfig(filepath)) ?? {};
-      return { ...file, text: await prettier.format(file.text, { ...options, filepath }) };
-    }),
-  );
+/** What Prettier formats of what is written: the code (package.json and tsconfig.json stay as laid out). */
+const FORMATTED = /\.(ts|c?js)$/;
+
+/**
+ * The files formatted as the project's Prettier configuration says (`npm run format` in a
+ * checkout); as they are, without Prettier in the project (`formatted: false`).
+ */
+export async function formatted(
+  root: string,
+  files: PlannedFile[],
+): Promise<{ files: PlannedFile[]; formatted: boolean }> {
+  const prettier = projectPrettier(root);
+  if (!prettier) return { files, formatted: false };
+  const format = async (file: PlannedFile) => {
+    if (!FORMATTED.test(file.path)) return file;
+    const filepath = join(root, file.path);
+    const options = (await prettier.resolveConfig(filepath)) ?? {};
+    return { ...file, text: await prettier.format(file.text, { ...options, filepath }) };
+  };
+  return { files: await Promise.all(files.map(format)), formatted: true };
 }
 
-/** Writes the files; on a failure, removes those it created, so that the checkout is as it was. */
+/**
+ * Writes the files; on a failure, removes those it created and puts back the text of those it
+ * rewrote, so that the project is as it was.
+ */
 export function writeFiles(root: string, files: PlannedFile[]): void {
   const made: string[] = [];
+  const rewritten: { path: string; text: string }[] = [];
   /** The first folder each file needed made: nothing but what this call wrote is in it. */
   const folders: string[] = [];
   try {
@@ -153,11 +183,13 @@ export function writeFiles(root: string, files: PlannedFile[]): void {
       const path = join(root, file.path);
       const folder = mkdirSync(dirname(path), { recursive: true });
       if (folder) folders.push(folder);
+      if (!file.created) rewritten.push({ path, text: readFileSync(path, 'utf8') });
       writeFileSync(path, file.text, { flag: file.created ? 'wx' : 'w' });
       if (file.created) made.push(path);
     }
   } catch (error) {
     made.forEach((path) => unlinkSync(path));
+    rewritten.forEach(({ path, text }) => writeFileSync(path, text));
     folders.reverse().forEach((folder) => rmSync(folder, { recursive: true, force: true }));
     throw error;
   }

@@ -1,7 +1,8 @@
 /**
  * What `cli tools new` writes: a tool in the one-file form (defineTool) and its e2e spec. The
- * texts are formatted by Prettier before they are written (tool-generator.ts), so a long name
- * wraps as the project's other files do.
+ * texts are formatted by the project's Prettier before they are written, where it has one
+ * (tool-generator.ts), so a long name wraps as the project's other files do; without it they are
+ * written as laid out here, valid as they are.
  */
 
 import { toolClassPrefix } from '../../tools/index';

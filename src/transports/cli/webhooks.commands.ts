@@ -11,6 +11,9 @@ const list = (raw: string | undefined) =>
     .map((entry) => entry.trim())
     .filter(Boolean);
 
+/** Work on the webhooks service, in an application context of the CLI's modules. */
+type WebhookWork = <T>(work: (webhooks: WebhooksService) => Promise<T>) => Promise<T>;
+
 /** One endpoint, a line a setting (never its secret). */
 function describeWebhook(v: WebhookEndpointView): Line[] {
   const state = v.enabled ? 'enabled' : `disabled (${v.disabled_reason})`;
@@ -31,9 +34,14 @@ export function addWebhookCommands(program: Command, withContext: WithContext): 
   const webhooks = program
     .command('webhooks')
     .description('Endpoints that receive signed events (docs/webhooks.md)');
-  const service = <T>(work: (webhooks: WebhooksService) => Promise<T>) =>
-    withContext((app) => work(app.get(WebhooksService)));
+  const service: WebhookWork = (work) => withContext((app) => work(app.get(WebhooksService)));
 
+  addEndpointCommands(webhooks, service);
+  addEndpointUpkeepCommands(webhooks, service);
+}
+
+/** `webhooks list|create|update`: the endpoints themselves. */
+function addEndpointCommands(webhooks: Command, service: WebhookWork): void {
   webhooks
     .command('list')
     .description('Every endpoint (never its secret)')
@@ -98,7 +106,10 @@ export function addWebhookCommands(program: Command, withContext: WithContext): 
         describeWebhook(view).forEach(out);
       },
     );
+}
 
+/** `webhooks rotate-secret|delete|deliveries|test`: an endpoint's secret, removal and deliveries. */
+function addEndpointUpkeepCommands(webhooks: Command, service: WebhookWork): void {
   webhooks
     .command('rotate-secret <id>')
     .description('A new signing secret (printed once); the old one signs beside it for a grace')
@@ -131,7 +142,7 @@ export function addWebhookCommands(program: Command, withContext: WithContext): 
     .command('deliveries <id>')
     .description("An endpoint's deliveries, newest first (30 days)")
     .option('--limit <n>', 'deliveries to show (1 to 100)', wholeNumber(1, 100), 50)
-    .option('--json', 'print one JSON object {deliveries, next_before}')
+    .option('--json', 'print one JSON object {deliveries, next_cursor} (next_before: the same)')
     .action(async (id: string, opts: { limit: number; json?: boolean }) => {
       const page = await service((w) => w.deliveries(id, undefined, opts.limit));
       if (opts.json) return out(line`${JSON.stringify(page)}`);

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Inject, Param, Req, Res, StreamableFile } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Public } from '../../auth';
+import { Public } from '../../kernel/auth/auth.decorators';
 import { ApiError } from '../../kernel/errors/api-error';
 import type { ReplyControl } from '../../kernel/http/plumbing';
 import { contentSecurityPolicy } from '../../kernel/http/security';

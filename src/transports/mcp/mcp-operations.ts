@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlainObject } from '../../kernel/common/plain-object';
-import { inMcpSpan, McpRequestFacts } from '../../tracing';
+import { McpRequestFacts, spans } from '../../tracing';
 import { mcpMethodLabel } from '../../metrics';
 import { ToolRegistry } from '../../tools/index';
 import { exactProtocolVersion } from './mcp.tools';
@@ -49,7 +49,7 @@ export function answeredBySdk(
 /**
  * Every JSON-RPC message MCP answers, however it is answered (the fast path, the SDK's entry over
  * HTTP or stdio), in its span after OpenTelemetry's MCP conventions when tracing is on
- * (docs/observability.md); the callers call it only then. Its time is the metric's, from the POST
+ * (docs/observability.md, through the seam: off, the work runs as it is and no fact is read). Its time is the metric's, from the POST
  * that carried it (RequestScope.mcpMessages, counted with the HTTP answer).
  */
 @Injectable()
@@ -60,19 +60,22 @@ export class McpOperations {
    * `work`, the answer to one message, in its span. Its method and tool are named as sent only
    * when they are the protocol's and the registry's: else `_OTHER`, and no tool.
    */
-  traced<T>(facts: McpRequestFacts, work: () => Promise<T>): Promise<T> {
-    const method = mcpMethodLabel(facts.method);
-    const tool = facts.tool !== undefined && this.registry.get(facts.tool) ? facts.tool : undefined;
-    return inMcpSpan({ ...facts, method, tool }, work);
+  traced<T>(factsOf: () => McpRequestFacts, work: () => Promise<T>): Promise<T> {
+    return spans.mcp(() => this.named(factsOf()), work);
   }
 
   /**
    * `work`, answering messages that the SDK answers inside it (answeredBySdk): a span each, side
    * by side, each as long as the whole.
    */
-  async around(facts: McpRequestFacts[], work: () => Promise<void>): Promise<void> {
-    if (facts.length === 0) return work();
-    const done = work();
-    await Promise.all(facts.map((message) => this.traced(message, () => done)));
+  around(facts: () => McpRequestFacts[], work: () => Promise<void>): Promise<void> {
+    return spans.mcpEach(() => facts().map((message) => this.named(message)), work);
+  }
+
+  /** The facts as the span names them: the method and tool as sent when known, else `_OTHER`. */
+  private named(facts: McpRequestFacts): McpRequestFacts {
+    const method = mcpMethodLabel(facts.method);
+    const known = facts.tool !== undefined && this.registry.get(facts.tool) !== undefined;
+    return { ...facts, method, tool: known ? facts.tool : undefined };
   }
 }

@@ -15,6 +15,13 @@ export function success(body: unknown): CallToolResult {
   };
 }
 
+/** An MCP source's tool's answer (src/sources/): the upstream's own result, as it came. */
+export function sourceResult(body: unknown): CallToolResult {
+  return isPlainObject(body) && Array.isArray(body.content)
+    ? (body as CallToolResult)
+    : success(body);
+}
+
 /** A tool call the service refused or that failed, as MCP's `isError` result with REST's detail. */
 export function failure(detail: unknown, retryAfter?: string | number): CallToolResult {
   let text = textOf(detail);

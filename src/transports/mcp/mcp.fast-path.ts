@@ -7,8 +7,8 @@ import type { ToolCaller } from '../../invocations';
 import { Settings, SETTINGS } from '../../kernel/settings/settings';
 import { MAX_BODY_DEPTH } from '../../kernel/http/body';
 import { nestedDeeperThan } from '../../kernel/common/plain-object';
-import { McpRequestFacts, tracingOn } from '../../tracing';
-import { SERVER_NAME } from './mcp.server';
+import { McpRequestFacts } from '../../tracing';
+import type { McpCatalog } from './mcp-catalog';
 import { McpOperations } from './mcp-operations';
 import { LogFields, McpTools, TOOLS_LIST_TTL_MS } from './mcp.tools';
 import { FastPathMessage, recognize } from './mcp-fast-messages';
@@ -23,6 +23,8 @@ export interface FastPathScope {
   watchClient: (control: CallControl) => () => void;
   /** Makes a 2025 call cancellable by `notifications/cancelled` (McpCancels); its undo. */
   track: (requestId: string | number, control: CallControl) => () => void;
+  /** The endpoint's tools, under its names (McpCatalogs). */
+  catalog: McpCatalog;
 }
 
 /** An answer the fast path wrote for the SDK: its HTTP status and JSON body. */
@@ -42,7 +44,7 @@ export interface FastPathAnswer {
 export class McpFastPath {
   /** `MCP_LEAN_PATH=false` sends every request to the SDK (the differential spec compares both). */
   readonly enabled: boolean;
-  private readonly serverInfo: { name: string; version: string };
+  private readonly version: string;
 
   constructor(
     private readonly tools: McpTools,
@@ -50,17 +52,21 @@ export class McpFastPath {
     @Inject(SETTINGS) settings: Settings,
   ) {
     this.enabled = settings.mcpFastPath;
-    this.serverInfo = { name: SERVER_NAME, version: settings.version };
+    this.version = settings.version;
   }
 
   /** The POST's one message, when the fast path answers it; undefined, the SDK is to. */
-  take(body: unknown, headers: IncomingHttpHeaders): FastPathMessage | undefined {
+  take(
+    body: unknown,
+    headers: IncomingHttpHeaders,
+    catalog: McpCatalog,
+  ): FastPathMessage | undefined {
     if (!this.enabled) return;
     const message = recognize(body, headers);
     // A 2026-07-28 call of a tool that always runs in the background is refused by the SDK's
     // entry (-32021, the client did not declare tasks): its answer, not the fast path's.
     if (message?.method === 'tools/call' && message.revision === '2026-07-28') {
-      if (this.tools.runsInBackground(message.params.name)) return;
+      if (this.tools.runsInBackground(message.params.name, catalog)) return;
     }
     return message;
   }
@@ -70,16 +76,17 @@ export class McpFastPath {
    * tool, arguments within the depth limit), so that its rate may be counted there with its
    * credits, in one step of the store, as a REST call's.
    */
-  reachesRateStep(message: FastPathMessage): boolean {
-    if (message.method !== 'tools/call' || !this.tools.knows(message.params.name)) return false;
+  reachesRateStep(message: FastPathMessage, catalog: McpCatalog): boolean {
+    if (message.method !== 'tools/call' || !this.tools.knows(message.params.name, catalog))
+      return false;
     return !nestedDeeperThan(message.params.arguments, MAX_BODY_DEPTH);
   }
 
   /** The answer to the message `take` returned (its work in its span, when tracing is on). */
   async answer(message: FastPathMessage, scope: FastPathScope): Promise<FastPathAnswer> {
     if (message.method === 'tools/list') {
-      const list = () => Promise.resolve(this.tools.list(scope.who));
-      return this.result(message, await (tracingOn ? this.traced(message, list) : list()), {
+      const list = () => Promise.resolve(this.tools.list(scope.who, scope.catalog));
+      return this.result(message, scope.catalog, await this.traced(message, scope.catalog, list), {
         ttlMs: TOOLS_LIST_TTL_MS,
         cacheScope: 'private',
       });
@@ -97,9 +104,10 @@ export class McpFastPath {
     };
     try {
       const io = { control: new CallControl(), revision, tasks: false, watch };
+      const { catalog } = scope;
       const call = () =>
-        this.tools.call(scope.caller(), message.params, scope.logFields, undefined, io);
-      return this.result(message, await (tracingOn ? this.traced(message, call) : call()));
+        this.tools.call(scope.caller(), message.params, scope.logFields, undefined, io, catalog);
+      return this.result(message, catalog, await this.traced(message, catalog, call));
     } catch (error) {
       // A call that counts its own rate, refused by it: the POST's 429, as a prepaid POST's.
       if (error instanceof PostRefused) throw error.refusal;
@@ -108,15 +116,23 @@ export class McpFastPath {
   }
 
   /** The message's work in its span (McpOperations). */
-  private traced<T>(message: FastPathMessage, work: () => Promise<T>): Promise<T> {
-    const facts: McpRequestFacts = {
+  private traced<T>(
+    message: FastPathMessage,
+    catalog: McpCatalog,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const facts = (): McpRequestFacts => ({
       method: message.method,
-      tool: message.method === 'tools/call' ? message.params.name : undefined,
+      // The registered tool's name, whatever the endpoint calls it.
+      tool:
+        message.method === 'tools/call'
+          ? (catalog.tool(message.params.name)?.name ?? message.params.name)
+          : undefined,
       id: message.id,
       protocolVersion: message.protocolVersion,
       network: 'tcp',
       meta: message.params?._meta,
-    };
+    });
     return this.operations.traced(facts, work);
   }
 
@@ -126,6 +142,7 @@ export class McpFastPath {
    */
   private result(
     message: FastPathMessage,
+    catalog: McpCatalog,
     fields: object & { _meta?: object },
     cache: object = {},
   ): FastPathAnswer {
@@ -135,7 +152,10 @@ export class McpFastPath {
             ...fields,
             resultType: 'complete',
             ...cache,
-            _meta: { ...fields._meta, [SERVER_INFO_META_KEY]: this.serverInfo },
+            _meta: {
+              ...fields._meta,
+              [SERVER_INFO_META_KEY]: { name: catalog.serverName, version: this.version },
+            },
           }
         : fields;
     return { status: 200, body: JSON.stringify({ result, jsonrpc: '2.0', id: message.id }) };

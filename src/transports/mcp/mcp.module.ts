@@ -11,19 +11,26 @@ import { McpCancels } from './mcp.cancels';
 import { McpTasks } from './mcp.tasks';
 import { McpToolList } from './mcp-tool-list';
 import { McpOperations } from './mcp-operations';
+import { McpCatalogs } from './mcp-catalog';
+import { McpPost } from './mcp.post';
+import { McpSourceController } from './mcp-source.controller';
+import { SourcesModule } from '../../sources';
 
 /** The MCP server over the tool registry and the ToolInvoker, for any transport (HTTP or stdio). */
 @Module({
-  imports: [InvocationModule],
-  providers: [McpTools, McpServerFactory, McpTasks, McpToolList, McpOperations],
-  exports: [McpServerFactory, McpTools, McpOperations, InvocationModule],
+  imports: [InvocationModule, SourcesModule],
+  providers: [McpTools, McpServerFactory, McpTasks, McpToolList, McpOperations, McpCatalogs],
+  exports: [McpServerFactory, McpTools, McpOperations, McpCatalogs, InvocationModule],
 })
 export class McpModule {}
 
-/** `POST /mcp`: MCP over Streamable HTTP (its Origin check is at the front door: mcp-origin.ts). */
+/**
+ * `POST /mcp` and `POST /mcp/sources/<source>`: MCP over Streamable HTTP (its Origin check is at
+ * the front door: mcp-origin.ts).
+ */
 @Module({
   imports: [McpModule, LimitsModule, SubjectsModule],
-  providers: [McpHttpEntry, McpFastPath, McpCancels],
-  controllers: [McpController],
+  providers: [McpHttpEntry, McpFastPath, McpCancels, McpPost],
+  controllers: [McpController, McpSourceController],
 })
 export class McpHttpModule {}

@@ -14,7 +14,6 @@ import type { ToolCaller } from '../../invocations';
 import { Settings, SETTINGS } from '../../kernel/settings/settings';
 import { declaresTasks, McpTasks, TASKS_EXTENSION, tasksRequired } from './mcp.tasks';
 import { McpOperations } from './mcp-operations';
-import { tracingOn } from '../../tracing';
 import {
   exactProtocolVersion,
   LogFields,
@@ -24,8 +23,7 @@ import {
   TOOLS_LIST_TTL_MS,
 } from './mcp.tools';
 
-/** The name MCP clients see (serverInfo). */
-export const SERVER_NAME = 'tool-invocation-service';
+import type { McpCatalog } from './mcp-catalog';
 
 /** A method's params as sent, whatever they hold (the handler checks what it reads). */
 const ANY_PARAMS = z.looseObject({});
@@ -48,6 +46,8 @@ export interface McpServerScope {
   track?: (requestId: string | number, control: CallControl) => () => void;
   /** `network.transport` of its spans: `tcp` over HTTP, `pipe` over stdio. */
   network: 'tcp' | 'pipe';
+  /** The tools it serves, under which names (McpCatalogs: all of them, or one source's). */
+  catalog: McpCatalog;
 }
 
 /** One handler's work as an MCP operation: its method, request and params (for a tool's name). */
@@ -104,28 +104,31 @@ export class McpServerFactory {
    */
   create(scope: McpServerScope): Server {
     const server = new Server(
-      { name: SERVER_NAME, version: this.settings.version },
+      { name: scope.catalog.serverName, version: this.settings.version },
       {
         capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
         cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
       },
     );
+    const { catalog } = scope;
     const logFields = scope.logFields ?? (() => ({}));
     /** A handler's work as one MCP operation: in its span when tracing is on (McpOperations). */
     const operation: Operation = (method, context, params, work) =>
-      !tracingOn
-        ? work()
-        : this.operations.traced(
-            {
-              method,
-              tool: typeof params?.name === 'string' ? params.name : undefined,
-              id: context.mcpReq.id,
-              protocolVersion: protocolVersionOf(context, server),
-              network: scope.network,
-              meta: context.mcpReq._meta,
-            },
-            work,
-          );
+      this.operations.traced(
+        () => ({
+          method,
+          // The registered tool's name, whatever the endpoint calls it.
+          tool:
+            typeof params?.name === 'string'
+              ? (catalog.tool(params.name)?.name ?? params.name)
+              : undefined,
+          id: context.mcpReq.id,
+          protocolVersion: protocolVersionOf(context, server),
+          network: scope.network,
+          meta: context.mcpReq._meta,
+        }),
+        work,
+      );
     // Params taken as sent and checked here: the SDK's own check of a method's schema answers a
     // client's mistake -32603, an internal error (a cursor that is not a string, say).
     server.setRequestHandler('tools/list', { params: ANY_PARAMS }, (params, context) =>
@@ -136,7 +139,7 @@ export class McpServerFactory {
             'Invalid tools/list request: a cursor is a string',
           );
         }
-        return this.tools.list(await scope.who());
+        return this.tools.list(await scope.who(), catalog);
       }),
     );
     let previous: Promise<unknown> = Promise.resolve();
@@ -147,9 +150,19 @@ export class McpServerFactory {
       const call = previous.then(() =>
         operation('tools/call', context, request.params, () => {
           const io = this.ioOf(context, scope);
-          return this.tools
-            .call(scope.callerOf(context), request.params, logFields, args, io)
-            .finally(() => io.detach?.());
+          const called = this.tools.call(
+            scope.callerOf(context),
+            request.params,
+            logFields,
+            args,
+            io,
+            catalog,
+          );
+          const { notified } = io;
+          const answered = notified
+            ? called.then(async (result) => (await notified(), result))
+            : called;
+          return answered.finally(() => io.detach?.());
         }),
       );
       previous = call.catch(() => undefined);
@@ -167,24 +180,26 @@ export class McpServerFactory {
     signal.addEventListener('abort', stop, { once: true });
     const untrack = scope.track?.(context.mcpReq.id, control);
     const token = context.mcpReq._meta?.progressToken;
+    let written: Promise<unknown> = Promise.resolve();
     return {
       control,
       ...requestTraits(context),
       progress:
         token === undefined
           ? undefined
-          : (progress, total, message) =>
-              void context.mcpReq
-                .notify({
-                  method: 'notifications/progress',
-                  params: {
-                    progressToken: token,
-                    progress,
-                    ...(total === null ? {} : { total }),
-                    ...(message === null ? {} : { message }),
-                  },
-                })
-                .catch(() => undefined),
+          : (progress, total, message) => {
+              const sent = context.mcpReq.notify({
+                method: 'notifications/progress',
+                params: {
+                  progressToken: token,
+                  progress,
+                  ...(total === null ? {} : { total }),
+                  ...(message === null ? {} : { message }),
+                },
+              });
+              written = Promise.all([written, sent.catch(() => undefined)]);
+            },
+      notified: token === undefined ? undefined : () => written,
       detach: () => {
         signal.removeEventListener('abort', stop);
         untrack?.();

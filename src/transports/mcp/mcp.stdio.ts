@@ -1,10 +1,12 @@
 import { HttpException, INestApplicationContext, Logger } from '@nestjs/common';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Readable, Writable } from 'node:stream';
-import { INSUFFICIENT_PERMISSIONS, ANY_TOOL_SCOPE } from '../../auth';
+import { INSUFFICIENT_PERMISSIONS } from '../../kernel/auth/auth.errors';
+import { ANY_TOOL_SCOPE } from '../../kernel/auth/scopes';
 import { CallChecks, ToolCaller, ToolInvoker } from '../../invocations';
 import { TOOL_SCOPE } from '../../tools/index';
 import { McpServerFactory } from './mcp.server';
+import { McpCatalogs } from './mcp-catalog';
 
 /** Why the stdio server would not start: printed on stderr by the CLI. */
 export class McpStdioRefused extends Error {}
@@ -67,6 +69,7 @@ export async function serveMcpOverStdio(
 ): Promise<void> {
   await admit(app, token);
   const servers = app.get(McpServerFactory);
+  const catalog = app.get(McpCatalogs).all;
   const logger = new Logger('Mcp');
   // The SDK's stdio entry: the opening message pins the revision (2026-07-28 after `server/discover`,
   // or the 2025 handshake) and one server from the factory serves the connection.
@@ -76,6 +79,7 @@ export async function serveMcpOverStdio(
       servers.create({
         callerOf: () => stdioCaller(token),
         network: 'pipe',
+        catalog,
         // The key, authenticated again (it may have been revoked or changed since the start).
         who: () => invoker.identify(stdioCaller(token)),
       }),

@@ -9,7 +9,6 @@ import { errorAnswer, STATUS_TEXT } from '../../kernel/errors/answer';
 import { ValidationFailed } from '../../kernel/errors/api-error';
 import { MCP_IDEMPOTENCY_META } from '../../idempotency';
 import {
-  CallControl,
   newInvocationId,
   Accepted,
   CallIo,
@@ -19,12 +18,12 @@ import {
 } from '../../invocations';
 import type { CallResponse } from '../../invocations';
 import type { QuotaState } from '../../limits';
-import { ToolRegistry } from '../../tools/index';
 import { echoedName } from '../../kernel/validation/issues';
 import { isPlainObject } from '../../kernel/common/plain-object';
-import { failure, success } from './mcp-results';
+import { failure, sourceResult, success } from './mcp-results';
 import { McpTasks, tasksRequired } from './mcp.tasks';
 import { McpToolList } from './mcp-tool-list';
+import type { McpCatalog } from './mcp-catalog';
 import type { Caller } from '../../subjects';
 
 /** How long a client may keep a `tools/list` result (2026-07-28's cache hint; `private`). */
@@ -70,6 +69,11 @@ export interface McpCallIo extends CallIo {
   revision: McpRevision;
   /** The client declared the tasks extension on this request. */
   tasks: boolean;
+  /**
+   * The call's progress notifications written (when the client asked for progress): awaited
+   * before its result, which closes the request's stream, so that none comes after it, lost.
+   */
+  notified?: () => Promise<unknown>;
 }
 
 /** Where an MCP result says what the call cost and where its caller stands. */
@@ -115,7 +119,7 @@ function unknownTool(name: string): ProtocolError {
 
 /**
  * The tools as MCP serves them, for every way MCP is answered (the SDK's entry over HTTP and stdio,
- * and the fast path in front of it): `tools/list` from the registry, sorted by name and built once;
+ * and the fast path in front of it), over an endpoint's catalog: `tools/list` sorted by name and built once;
  * `tools/call` through the same runtime as REST (ToolInvoker), its refusals and failures turned
  * into `isError` results with REST's detail text, an unknown tool a -32602 error.
  */
@@ -124,42 +128,44 @@ export class McpTools {
   private readonly logger = new Logger('Mcp');
 
   constructor(
-    private readonly registry: ToolRegistry,
     private readonly invoker: ToolInvoker,
     private readonly tasks: McpTasks,
     private readonly toolList: McpToolList,
   ) {}
 
-  /** Whether a tool of that name is registered. */
-  knows(name: string): boolean {
-    return this.registry.get(name) !== undefined;
+  /** Whether the endpoint's catalog has a tool of that name. */
+  knows(name: string, catalog: McpCatalog): boolean {
+    return catalog.tool(name) !== undefined;
   }
 
   /** Whether the tool always runs in the background (a task for a client of the extension). */
-  runsInBackground(name: string): boolean {
-    return this.registry.get(name)?.runtime.async === 'required';
+  runsInBackground(name: string, catalog: McpCatalog): boolean {
+    return catalog.tool(name)?.runtime.async === 'required';
   }
 
   /** The tools/list result's own fields, for `caller` (McpToolList). */
-  list(caller: Caller | undefined): { tools: Tool[] } {
-    return this.toolList.forCaller(caller);
+  list(caller: Caller | undefined, catalog: McpCatalog): { tools: Tool[] } {
+    return this.toolList.forCaller(caller, catalog);
   }
 
   /**
    * A tools/call as `caller`: its result, or a ProtocolError for an unknown tool. `args` are the
    * arguments as the client sent them, when the transport still has them: the SDK's own parse of
    * the params rebuilds the arguments object, and a `__proto__` key then becomes its prototype
-   * instead of the extra field REST refuses.
+   * instead of the extra field REST refuses. The name is the catalog's (McpCatalog): on a
+   * source's own endpoint, the upstream's.
    */
   async call(
     caller: ToolCaller,
     params: ToolCallParams,
     logFields: LogFields,
-    args: unknown = params.arguments,
-    io: McpCallIo = { control: new CallControl(), revision: '2025', tasks: false },
+    args: unknown,
+    io: McpCallIo,
+    catalog: McpCatalog,
   ): Promise<CallToolResult> {
     const name = params.name;
-    const tool = this.registry.get(name);
+    const input = args === undefined ? params.arguments : args;
+    const tool = catalog.tool(name);
     if (!tool) throw unknownTool(name);
     const idempotencyKey = params._meta?.[MCP_IDEMPOTENCY_META];
     // A tool that always runs in the background is a task: only a client of the extension gets
@@ -175,7 +181,7 @@ export class McpTools {
       caller.onAnswer?.(answer);
     };
     try {
-      const running = this.invoker.invoke({ ...caller, idempotencyKey, onAnswer }, tool, args, io);
+      const running = this.invoker.invoke({ ...caller, idempotencyKey, onAnswer }, tool, input, io);
       const outcome =
         io.tasks && tool.runtime.async === 'allowed'
           ? await this.tasks.answerOrTask(tool, io, running)
@@ -184,7 +190,9 @@ export class McpTools {
       if (outcome.answer instanceof Accepted) {
         return this.tasks.created(outcome.answer.record) as CallToolResult;
       }
-      return withQuota(success(outcome.answer), quota);
+      // A source's tool answers the upstream's own result (content, structuredContent, isError).
+      const result = tool.answersMcpResult ? sourceResult(outcome.answer) : success(outcome.answer);
+      return withQuota(result, quota);
     } catch (error) {
       // The POST's own refusal, for its transport to answer.
       if (error instanceof PostRefused) throw error;

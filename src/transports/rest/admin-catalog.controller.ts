@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Scopes } from '../../auth';
+import { Scopes } from '../../kernel/auth/auth.decorators';
 import { ApiErrors, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
 import { ADMIN_PATH } from './admin-usage.controller';
 import { PlanList, ToolDetailsList, CatalogReport } from '../../reports';

@@ -1,7 +1,7 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { AuditFilter } from '../../audit';
-import { AUDIT_ACTIONS } from '../../audit';
+import { ApiAuditPage, auditPage, AUDIT_ACTIONS } from '../../audit';
 import {
   ApiExternalIdQuery,
   ApiKeyView,
@@ -9,8 +9,8 @@ import {
   encodeCursor,
   isExternalId,
 } from '../../subjects';
-import { Scopes } from '../../auth';
-import { encodePosition, nextLink } from '../../kernel/http/page-cursor';
+import { Scopes } from '../../kernel/auth/auth.decorators';
+import { encodePosition, nextPage } from '../../kernel/http/page-cursor';
 import type { KeyFilter } from '../../subjects';
 import { ApiPage } from '../../kernel/openapi/page.decorator';
 import { ApiErrors, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
@@ -80,16 +80,11 @@ export class AdminListsController {
     }
     const filter: KeyFilter = { text: q?.trim().toLowerCase() || undefined, status, external_id };
     const found = await this.lists.keys(filter, { after, limit: limit as number });
-    if (found.next) {
-      res.header(
-        'Link',
-        nextLink(`/${ADMIN_PATH}/api-keys`, limit as number, encodeCursor(found.next), {
-          q,
-          status,
-          external_id,
-        }),
-      );
-    }
+    nextPage(res, found.next && encodeCursor(found.next), {
+      path: `/${ADMIN_PATH}/api-keys`,
+      limit: limit as number,
+      filters: { q, status, external_id },
+    });
     return found.matches;
   }
 
@@ -112,19 +107,13 @@ export class AdminListsController {
     schema: { type: 'string', pattern: ACTOR.source },
     description: 'A key id, a principal id, or `cli`.',
   })
-  @ApiQuery({ name: 'before', required: false, schema: { type: 'integer', minimum: 1 } })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: AUDIT_PAGE, default: 100 },
-  })
-  @ApiOkResponse({ type: AuditSearchPage })
+  @ApiAuditPage(AuditSearchPage, AUDIT_PAGE)
   @ApiErrors(400, 403)
-  searchAudit(@Query() query: Record<string, unknown>): Promise<AuditSearchPage> {
-    const { limit, before } = queryInts(query, {
-      limit: { min: 1, max: AUDIT_PAGE, default: 100 },
-      before: { min: 1, max: Number.MAX_SAFE_INTEGER },
-    });
+  async searchAudit(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): Promise<AuditSearchPage> {
+    const { limit, before } = auditPage(query, AUDIT_PAGE);
     const filter: AuditFilter = {
       action: queryChoice(query, 'action', AUDIT_ACTIONS),
       actor: queryText(query, 'actor', 40),
@@ -132,7 +121,9 @@ export class AdminListsController {
     if (filter.actor !== undefined && !ACTOR.test(filter.actor)) {
       throw invalidQueryValue('actor', 'expected a key id, a principal id or cli');
     }
-    return this.lists.audit(filter, { before, limit: limit as number });
+    const found = await this.lists.audit(filter, { before, limit });
+    const link = { path: `/${ADMIN_PATH}/audit`, limit, filters: { ...filter } };
+    return { ...found, next_cursor: nextPage(res, found.next_before?.toString(), link) };
   }
 
   @Get('invocations')
@@ -160,13 +151,8 @@ export class AdminListsController {
     const after = invocationsAfter(query.cursor);
     const page = limit as number;
     const found = await this.lists.invocationsOfAll(status, { after, limit: page });
-    if (found.next) {
-      const { created_at, id } = found.next;
-      res.header(
-        'Link',
-        nextLink(`/${ADMIN_PATH}/invocations`, page, encodePosition(created_at, id), { status }),
-      );
-    }
+    const next = found.next && encodePosition(found.next.created_at, found.next.id);
+    nextPage(res, next, { path: `/${ADMIN_PATH}/invocations`, limit: page, filters: { status } });
     return found.matches;
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Scopes } from '../../auth';
+import { Scopes } from '../../kernel/auth/auth.decorators';
 import { ApiErrors, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
 import { HISTORY_MAX_DAYS } from '../../limits';
 import { queryInts } from '../../kernel/validation/query';

@@ -1,9 +1,10 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { AuditService, AuditPage } from '../../audit';
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAuditPage, auditPage, AuditService, AuditPage } from '../../audit';
+import { nextPage } from '../../kernel/http/page-cursor';
+import type { ReplyControl } from '../../kernel/http/plumbing';
 import { ApiErrors, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
-import { queryInts } from '../../kernel/validation/query';
-import { Scopes } from '../../auth';
+import { Scopes } from '../../kernel/auth/auth.decorators';
 
 @ApiTags('audit')
 @ApiBearerAuth()
@@ -12,28 +13,20 @@ import { Scopes } from '../../auth';
 export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
-  /** Who changed which key or setting: newest first, 90 days; `before` pages back. */
+  /** Who changed which key or setting: newest first, 90 days, a page at a time (`Link` to the next). */
   @Get()
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listAuditEntries', summary: 'The audit trail' })
-  @ApiQuery({
-    name: 'before',
-    required: false,
-    schema: { type: 'integer', minimum: 1 },
-    description: 'Only entries older than this id: the last id of the previous page.',
-  })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
-  })
-  @ApiOkResponse({ type: AuditPage })
+  @ApiAuditPage(AuditPage, 500)
   @ApiErrors(400, 403)
-  async list(@Query() query: Record<string, unknown>): Promise<AuditPage> {
-    const { limit, before } = queryInts(query, {
-      limit: { min: 1, max: 500, default: 100 },
-      before: { min: 1, max: Number.MAX_SAFE_INTEGER },
-    });
-    return { entries: await this.audit.list(limit as number, before) };
+  async list(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): Promise<AuditPage> {
+    const { limit, before } = auditPage(query, 500);
+    const found = await this.audit.list(limit + 1, before);
+    const entries = found.slice(0, limit);
+    const next = found.length > limit ? String(entries[limit - 1].id) : null;
+    return { entries, next_cursor: nextPage(res, next, { path: '/api/v1/audit', limit }) };
   }
 }

@@ -6,7 +6,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { ReplyControl } from '../../kernel/http/plumbing';
-import { Public } from '../../auth';
+import { Public } from '../../kernel/auth/auth.decorators';
 import { HealthView, Liveness, HealthService } from '../../health';
 
 /** Both health routes answer alike; each needs its own operation id in the OpenAPI document. */

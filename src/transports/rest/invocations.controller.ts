@@ -9,9 +9,9 @@ import {
 } from '@nestjs/swagger';
 import { CurrentCaller } from '../../subjects';
 import type { Caller } from '../../subjects';
-import { encodePosition, nextLink } from '../../kernel/http/page-cursor';
+import { encodePosition, nextPage } from '../../kernel/http/page-cursor';
 import { ApiPage } from '../../kernel/openapi/page.decorator';
-import { hasScope } from '../../auth';
+import { hasScope } from '../../kernel/auth/scopes';
 import { ApiErrors, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
 import { ApiError } from '../../kernel/errors/api-error';
 import type { ReplyControl } from '../../kernel/http/plumbing';
@@ -69,15 +69,9 @@ export class InvocationsController {
       after,
       limit: page + 1,
     });
-    if (records.length > page) {
-      const last = records[page - 1];
-      res.header(
-        'Link',
-        nextLink(INVOCATIONS_PATH, page, encodePosition(last.created_at, last.id), {
-          status,
-        }),
-      );
-    }
+    const last = records.length > page ? records[page - 1] : undefined;
+    const next = last && encodePosition(last.created_at, last.id);
+    nextPage(res, next, { path: INVOCATIONS_PATH, limit: page, filters: { status } });
     // A run's token lists the calls of its run only (the page may hold fewer than `limit`).
     return records
       .slice(0, page)

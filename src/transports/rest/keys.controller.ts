@@ -45,7 +45,8 @@ import {
   CurrentCaller,
   SubjectsService,
 } from '../../subjects';
-import { Scopes } from '../../auth';
+import { Scopes } from '../../kernel/auth/auth.decorators';
+import { RunMe, RunsService } from '../../runs';
 import { ApiPage } from '../../kernel/openapi/page.decorator';
 
 export { KEYS_PATH };
@@ -59,16 +60,23 @@ export class KeysController {
     private readonly keys: KeysService,
     private readonly subjects: SubjectsService,
     private readonly kind: KeySubjects,
+    private readonly runs: RunsService,
   ) {}
 
-  /** The calling key, or the principal of the calling OAuth token, as the service sees it. */
+  /**
+   * The calling key, the principal of the calling OAuth token, or the run of the calling run token
+   * (the run, and its parent's kind and id only), as the service sees it.
+   */
   @Get('me')
-  @ApiOperation({ operationId: 'getMe', summary: 'The calling key or OAuth principal' })
-  @ApiExtraModels(Me, OAuthMe)
+  @ApiOperation({ operationId: 'getMe', summary: 'The calling key, OAuth principal or run' })
+  @ApiExtraModels(Me, OAuthMe, RunMe)
   @ApiOkResponse({
-    schema: { oneOf: [{ $ref: getSchemaPath(Me) }, { $ref: getSchemaPath(OAuthMe) }] },
+    schema: {
+      oneOf: [Me, OAuthMe, RunMe].map((model) => ({ $ref: getSchemaPath(model) })),
+    },
   })
-  me(@CurrentCaller() key: Caller): Me | OAuthMe {
+  async me(@CurrentCaller() key: Caller): Promise<Me | OAuthMe | RunMe> {
+    if (key.run) return this.runs.me(key);
     if (key.kind === 'principal') {
       return {
         auth_method: 'oauth',

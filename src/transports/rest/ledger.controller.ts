@@ -1,16 +1,37 @@
-import { applyDecorators, Controller, Get, Headers, Query, StreamableFile } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  Get,
+  Headers,
+  Query,
+  Res,
+  StreamableFile,
+} from '@nestjs/common';
 import {
   ApiBearerAuth,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
   ApiQuery,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { Readable } from 'node:stream';
-import { Scopes } from '../../auth';
+import { Scopes } from '../../kernel/auth/auth.decorators';
+import { nextPage, pageFilters } from '../../kernel/http/page-cursor';
+import type { ReplyControl } from '../../kernel/http/plumbing';
+import { PAGE_LINK } from '../../kernel/openapi/page.decorator';
+import { queryInts } from '../../kernel/validation/query';
 import { ApiErrors, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
-import { CSV_HEADER, csvLine, LedgerService, ndjsonLine } from '../../ledger';
+import {
+  CSV_HEADER,
+  csvLine,
+  LedgerExports,
+  LedgerPageView,
+  LedgerService,
+  ndjsonLine,
+} from '../../ledger';
 import type { LedgerEntry, LedgerPage, LedgerQuery } from '../../ledger';
 
 export const LEDGER_PATH = '/api/v1/ledger';
@@ -24,6 +45,11 @@ const QUERY = [
   ['tool', 'A tool name.'],
   ['cursor', 'The `next_cursor` of the previous page (JSON pages only).'],
 ];
+
+/** What a JSON page's `Link` carries on: the query's filters (the cursor and limit aside). */
+const FILTERS = QUERY.map(([name]) => name).filter((name) => name !== 'cursor');
+/** A JSON page's size, as LedgerService.page reads it. */
+const LIMIT = { min: 1, max: 1000, default: 100 };
 
 /** Lines written to the answer at once: a few hundred entries a chunk, not a chunk a line. */
 const LINES_A_CHUNK = 500;
@@ -60,17 +86,30 @@ function streamed(accept: string | undefined): 'csv' | 'ndjson' | undefined {
 @ApiErrors(...KEYED_ERRORS)
 @Controller('api/v1/ledger')
 export class LedgerController {
-  constructor(private readonly ledger: LedgerService) {}
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly exports: LedgerExports,
+  ) {}
 
   /**
    * A page of entries, oldest first; with `Accept: application/x-ndjson` or `text/csv`, every
-   * entry of the range, streamed.
+   * entry of the range, streamed a slice of the store at a time (other requests are served between
+   * slices), at most LEDGER_MAX_EXPORTS such streams at once (then a 429 with `Retry-After`).
    */
   @Get()
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listLedger', summary: 'Ledger entries (a page, or the range)' })
   @ApiProduces('application/json', 'application/x-ndjson', 'text/csv')
-  @ApiOkResponse({ description: '{entries, next_cursor}; or NDJSON or CSV of the whole range.' })
+  @ApiExtraModels(LedgerPageView)
+  @ApiOkResponse({
+    description: '{entries, next_cursor}; or NDJSON or CSV of the whole range.',
+    headers: PAGE_LINK,
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(LedgerPageView) } },
+      'application/x-ndjson': { schema: { type: 'string', description: 'An entry a line.' } },
+      'text/csv': { schema: { type: 'string', description: 'RFC 4180, a header line first.' } },
+    },
+  })
   @ApiErrors(400, 403)
   @applyDecorators(
     ...QUERY.map(([name, description]) => ApiQuery({ name, required: false, description })),
@@ -83,12 +122,29 @@ export class LedgerController {
   page(
     @Query() query: Record<string, unknown>,
     @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) res: ReplyControl,
   ): Promise<LedgerPage> | StreamableFile {
     const format = streamed(accept);
-    if (!format) return this.ledger.page(query);
+    if (!format) return this.jsonPage(query, res);
     const range: LedgerQuery = this.ledger.query(query);
-    return new StreamableFile(Readable.from(lines(this.ledger.stream(range), format)), {
+    const stream = this.exports.admit(() =>
+      Readable.from(lines(this.ledger.stream(range), format)),
+    );
+    return new StreamableFile(stream, {
       type: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
     });
+  }
+
+  /** A JSON page, with the `Link` to the next one (and the filters it was asked with). */
+  private async jsonPage(query: Record<string, unknown>, res: ReplyControl): Promise<LedgerPage> {
+    const found = await this.ledger.page(query);
+    const { limit } = queryInts(query, { limit: LIMIT });
+    const link = {
+      path: LEDGER_PATH,
+      limit: limit as number,
+      filters: pageFilters(query, FILTERS),
+    };
+    nextPage(res, found.next_cursor, link);
+    return found;
   }
 }

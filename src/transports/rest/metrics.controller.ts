@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { Registry } from 'prom-client';
-import { Public } from '../../auth';
+import { Public } from '../../kernel/auth/auth.decorators';
 
 /** Prometheus scrapes this; it holds no key, key id or secret, so it is open like /health. */
 @ApiTags('operations')

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../../audit';
-import { Scopes } from '../../auth';
+import { Scopes } from '../../kernel/auth/auth.decorators';
 import {
   ApiExternalIdQuery,
   CurrentCaller,

@@ -1,15 +1,12 @@
 import { Controller, Get, Inject, Optional, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Public } from '../../kernel/auth/auth.decorators';
 import {
-  Public,
   RESOURCE_METADATA_PATH,
   resourceUrl,
   type ResourceName,
-  KNOWN_SCOPES,
-  type Scope,
-  ToolCatalog,
-  toolScope,
-} from '../../auth';
+} from '../../kernel/auth/protected-resource';
+import { KNOWN_SCOPES, type Scope, ToolCatalog, toolScope } from '../../kernel/auth/scopes';
 import { ApiErrors } from '../../kernel/openapi/api-errors';
 import { ApiOAuthOnly } from '../../kernel/openapi/openapi';
 import { ApiError } from '../../kernel/errors/api-error';

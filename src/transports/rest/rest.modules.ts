@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { LimitsModule } from '../../limits';
 import { AuditController } from './audit.controller';
 import { KeysController } from './keys.controller';
@@ -12,7 +12,8 @@ import { HealthModule } from '../../health';
 import { HealthController } from './health.controller';
 import { MetricsModule } from '../../metrics';
 import { MetricsController } from './metrics.controller';
-import { ToolsModule } from '../../tools/index';
+import { ToolRunner, ToolsModule } from '../../tools/index';
+import { ToolRoutes } from './tool-routes';
 import { ToolsController } from './tools.controller';
 import { ReportsModule } from '../../reports';
 import { AdminUsageController } from './admin-usage.controller';
@@ -24,13 +25,18 @@ import { RunsController } from './runs.controller';
 import { LedgerModule, LedgerUpkeepModule } from '../../ledger';
 import { LedgerController } from './ledger.controller';
 import { WebhooksController } from './webhooks.controller';
+import { SourcesModule } from '../../sources';
+import { SourceToolsController } from './source-tools.controller';
+import { SourcesController } from './sources.controller';
+import { SourceToolOperations } from './source-tools.openapi';
+import { LiveOperations } from '../../kernel/openapi/live-operations';
 
 /**
  * The routes about keys (`/api/v1/auth/*`, `/api/v1/usage`). Authentication and scope checks of a
  * request are CallChecks (src/invocations/call-checks.ts).
  */
 @Module({
-  imports: [SubjectsModule, LimitsModule],
+  imports: [SubjectsModule, LimitsModule, RunsModule],
   controllers: [KeysController, UsageController, AuditController],
   exports: [SubjectsModule],
 })
@@ -59,6 +65,19 @@ export class HealthRoutesModule {}
 @Module({ imports: [MetricsModule], controllers: [MetricsController] })
 export class MetricsRoutesModule {}
 
+/**
+ * The REST side of every tool call: the ToolRunner the routes @ToolController() makes call.
+ * Global, as the tool modules mounted beside it reach it; the server's only (the stdio server and
+ * the CLI serve no route, and a tool controller there finds no runner).
+ */
+@Global()
+@Module({
+  imports: [ToolsModule],
+  providers: [ToolRoutes, { provide: ToolRunner, useExisting: ToolRoutes }],
+  exports: [ToolRunner],
+})
+export class ToolRoutesModule {}
+
 /** The REST routes of ToolsModule, mounted by the server where it mounts ToolsModule. */
 @Module({ imports: [ToolsModule], controllers: [ToolsController] })
 export class ToolsRoutesModule {}
@@ -83,3 +102,14 @@ export class RunsRoutesModule {}
   controllers: [WebhooksController],
 })
 export class WebhooksRoutesModule {}
+
+/**
+ * The route of the tools sources bring (`POST /api/v1/services/<name>`), mounted last: every
+ * native tool's own route is matched before it; their operations in the OpenAPI document.
+ */
+@Module({
+  imports: [SourcesModule],
+  controllers: [SourcesController, SourceToolsController],
+  providers: [{ provide: LiveOperations, useClass: SourceToolOperations }],
+})
+export class SourceToolsRoutesModule {}

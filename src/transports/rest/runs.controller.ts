@@ -19,8 +19,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../../audit';
-import { ANY_TOOL_SCOPE, Scopes } from '../../auth';
+import { ANY_TOOL_SCOPE } from '../../kernel/auth/scopes';
+import { Scopes } from '../../kernel/auth/auth.decorators';
+import { nextPage, pageCursor } from '../../kernel/http/page-cursor';
 import type { ReplyControl } from '../../kernel/http/plumbing';
+import { ApiCursorPage } from '../../kernel/openapi/page.decorator';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
 import { invalidQueryValue, queryChoice, queryInts } from '../../kernel/validation/query';
 import {
@@ -37,6 +40,11 @@ import { CurrentCaller, type Caller } from '../../subjects';
 export const RUNS_PATH = '/api/v1/runs';
 
 const ID = /^(key_[0-9a-f]{16}|prn_[0-9a-f]{32})$/;
+const CURSOR_ALIAS = {
+  name: 'before',
+  schema: { type: 'string' },
+  description: 'The `next_cursor` of the last page.',
+} as const;
 
 /** Runs: a budget and a token for one agent's task (docs/runs-and-ledger.md). */
 @ApiTags('runs')
@@ -70,29 +78,31 @@ export class RunsController {
   @ApiOperation({ operationId: 'listRuns', summary: 'Runs, newest first' })
   @ApiQuery({ name: 'parent', required: false, description: 'A key or principal id (admin:read).' })
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'ended', 'expired'] })
-  @ApiQuery({ name: 'before', required: false, description: 'The `next_cursor` of the last page.' })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-  })
-  @ApiOkResponse({ type: RunPage })
+  @ApiCursorPage(RunPage, { max: 100, default: 50, alias: CURSOR_ALIAS })
   @ApiErrors(400, 403)
-  list(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>): Promise<RunPage> {
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): Promise<RunPage> {
     const { limit } = queryInts(query, { limit: { min: 1, max: 100, default: 50 } });
     const status = queryChoice<RunStatus>(query, 'status', ['active', 'ended', 'expired']);
     const parent = query.parent;
     if (parent !== undefined && (typeof parent !== 'string' || !ID.test(parent))) {
       throw invalidQueryValue('parent', 'a key id (key_…) or a principal id (prn_…)');
     }
-    const before = query.before;
+    const from = pageCursor(query, 'before');
+    const before = from?.value;
     if (
       before !== undefined &&
       (typeof before !== 'string' || !/^run_[0-9a-f]{32}$/.test(before))
     ) {
-      throw invalidQueryValue('before', 'the next_cursor of a page');
+      throw invalidQueryValue(from!.name, 'the next_cursor of a page');
     }
-    return this.runs.list(caller, { parent, status, before, limit: limit as number });
+    const found = await this.runs.list(caller, { parent, status, before, limit: limit as number });
+    const link = { path: RUNS_PATH, limit: limit as number, filters: { parent, status } };
+    nextPage(res, found.next_cursor, link);
+    return found;
   }
 
   /** One run, with what it spent on each tool. */
@@ -105,11 +115,15 @@ export class RunsController {
     return this.runs.get(caller, id);
   }
 
+  /**
+   * A new budget or label; `ttl_seconds` gives an active run that long from now (a principal's run:
+   * by its principal, within the token it sends), 409 for one that has ended.
+   */
   @Patch(':id')
   @Scopes([ANY_TOOL_SCOPE, 'admin:write'])
-  @ApiOperation({ operationId: 'updateRun', summary: "Change a run's budget or label" })
+  @ApiOperation({ operationId: 'updateRun', summary: "Change a run's budget, label or time" })
   @ApiOkResponse({ type: RunView })
-  @ApiErrors(...BODY_ERRORS, 403, 404)
+  @ApiErrors(...BODY_ERRORS, 403, 404, 409)
   update(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,

@@ -1,6 +1,13 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Scopes, ANY_TOOL_SCOPE, hasScope, toolScope } from '../../auth';
+import { Scopes } from '../../kernel/auth/auth.decorators';
+import {
+  ANY_TOOL_SCOPE,
+  hasAnyScope,
+  hasScope,
+  toolScope,
+  toolScopes,
+} from '../../kernel/auth/scopes';
 import { CurrentCaller } from '../../subjects';
 import type { Caller } from '../../subjects';
 import { ApiErrors, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
@@ -37,7 +44,7 @@ export class ToolsController {
     return {
       tools: this.registry
         .list()
-        .filter((tool) => seesAll || hasScope(caller.scopes, toolScope(tool.name)))
+        .filter((tool) => seesAll || hasAnyScope(caller.scopes, toolScopes(tool)))
         .map((tool) => ({
           name: tool.name,
           description: tool.description,
@@ -46,7 +53,7 @@ export class ToolsController {
           scope: toolScope(tool.name),
           cost: toolCost(this.settings, caller.plan, tool.name, tool.runtime.cost),
           input_schema: tool.inputSchema,
-          output_schema: tool.outputSchema,
+          output_schema: tool.outputSchema ?? {},
         })),
     };
   }

@@ -18,14 +18,15 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
 import { Actor, type AuditActor } from '../../audit';
-import { Scopes } from '../../auth';
+import { Scopes } from '../../kernel/auth/auth.decorators';
+import { decodePosition, nextPage, pageCursor, pageOfAll } from '../../kernel/http/page-cursor';
 import type { ReplyControl } from '../../kernel/http/plumbing';
 import { ApiErrors, BODY_ERRORS, KEYED_ERRORS } from '../../kernel/openapi/api-errors';
-import { queryInts } from '../../kernel/validation/query';
+import { ApiCursorPage } from '../../kernel/openapi/page.decorator';
+import { invalidQueryValue, queryInts } from '../../kernel/validation/query';
 import {
   CreatedWebhook,
   CreateWebhookInput,
@@ -41,6 +42,15 @@ import {
 } from '../../webhooks';
 
 export const WEBHOOKS_PATH = '/api/v1/webhooks';
+
+const WEBHOOK_ID = /^wh_[0-9a-f]{16}$/;
+/** A delivery's id (a page's `next_cursor`): its time and sequence in base 36, then random hex. */
+const DELIVERY_ID = /^dlv_[0-9a-z]{12}[0-9a-f]{12}$/;
+const BEFORE = {
+  name: 'before',
+  schema: { type: 'string' },
+  description: 'The `next_before` of the previous page.',
+} as const;
 
 const SECRET_HEADERS = {
   'Cache-Control': {
@@ -84,13 +94,24 @@ export class WebhooksController {
     return created;
   }
 
+  /** The endpoints (at most 100), oldest first, a page at a time (`Link` to the next). */
   @Get()
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listWebhooks', summary: 'Every endpoint (at most 100)' })
-  @ApiOkResponse({ type: WebhookList })
-  @ApiErrors(403)
-  async list(): Promise<WebhookList> {
-    return { webhooks: await this.webhooks.list() };
+  @ApiCursorPage(WebhookList, { max: 100, default: 100 })
+  @ApiErrors(400, 403)
+  async list(
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
+  ): Promise<WebhookList> {
+    const { limit } = queryInts(query, { limit: { min: 1, max: 100, default: 100 } });
+    const after = query.cursor === undefined ? undefined : decodePosition(query.cursor, WEBHOOK_ID);
+    if (after === null) {
+      throw invalidQueryValue('cursor', 'this cursor was not issued by the service');
+    }
+    const { page, next } = pageOfAll(await this.webhooks.list(), after, limit as number);
+    const link = { path: WEBHOOKS_PATH, limit: limit as number };
+    return { webhooks: page, next_cursor: nextPage(res, next, link) };
   }
 
   @Get(':id')
@@ -142,29 +163,26 @@ export class WebhooksController {
     return this.webhooks.rotateSecret(id, input.grace_seconds, actor);
   }
 
-  /** Its deliveries, newest first, 30 days; `before` pages back. */
+  /** Its deliveries, newest first, 30 days, a page at a time (`Link` to the next). */
   @Get(':id/deliveries')
   @Scopes(['admin:read'])
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: "An endpoint's deliveries" })
-  @ApiQuery({
-    name: 'before',
-    required: false,
-    description: 'The `next_before` of the previous page.',
-  })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-  })
-  @ApiOkResponse({ type: WebhookDeliveryPage })
+  @ApiCursorPage(WebhookDeliveryPage, { max: 100, default: 50, alias: BEFORE })
   @ApiErrors(400, 403, 404)
-  deliveries(
+  async deliveries(
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) res: ReplyControl,
   ): Promise<WebhookDeliveryPage> {
     const { limit } = queryInts(query, { limit: { min: 1, max: 100, default: 50 } });
-    const before = typeof query.before === 'string' ? query.before : undefined;
-    return this.webhooks.deliveries(id, before, limit as number);
+    const from = pageCursor(query, 'before');
+    if (from && (typeof from.value !== 'string' || !DELIVERY_ID.test(from.value))) {
+      throw invalidQueryValue(from.name, 'the next_cursor of a page');
+    }
+    const found = await this.webhooks.deliveries(id, from?.value as string, limit as number);
+    const link = { path: `${WEBHOOKS_PATH}/${id}/deliveries`, limit: limit as number };
+    nextPage(res, found.next_cursor, link);
+    return found;
   }
 
   /** Sends a failed delivery again, with the same `webhook-id`. */

@@ -2,10 +2,10 @@ import { startTestApp, type TestApp } from 'tool-invocation-service/testing';
 import { WordCountToolModule } from '../src/tools/word_count.tool';
 
 /**
- * A team's suite on the kit (the package's `/testing` entry), from a project that installed the
- * package's tarball, on the tool the package's generator wrote there (`npx tool-invocation-service
- * tools new word_count --cost 2`, scripts/kit-scratch-project.sh): over REST and MCP of both eras,
- * on SQLite and on a Redis the kit starts.
+ * A team's suite on the kit (the package's `/testing` entry), in a project made as
+ * docs/testing-kit.md says (scripts/kit-scratch-project.sh copies it there after the page's steps),
+ * on the tool the package's generator wrote (`npx tool-invocation-service tools new word_count
+ * --cost 2`): over REST and MCP of both eras, on SQLite and on a Redis the kit starts.
  */
 describe.each(['sqlite', 'redis'] as const)('word_count on %s (e2e)', (store) => {
   let t: TestApp;

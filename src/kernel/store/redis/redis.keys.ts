@@ -11,10 +11,13 @@
  *   {<id>}:tools:<UTC day>       hash    `<tool>:calls|credits|failed` of that day (91 days)
  *   {<id>}:runspent:<run id>     hash    what a run of the subject spent: `spent`, `tool:<tool>`
  *   {<id>}:ledger, {<id>}:ledger:ids   hash, zset  the subject's ledger entries (src/ledger/)
+ *   {<id>}:ledger:day:<UTC day>  hash    `credits`, `entries`: what its entries of that day sum to
+ *                                        (expires after 8 days)
  *   {<run id>}:run               hash    a run's record (src/runs/); {rh:<sha256>} its token's lookup
  *   {<id>}:runs, {<id>}:runs:active   zset  the subject's runs (by id), its active ones (by expiry)
  *   {runs}:index, {runs}:ends    zset    every run by id (time), and by when it ends
  *   {ledger}:index               zset    `<entry id> <subject>` of every entry (by time)
+ *   {ledger}:subjects:<UTC day>  hash    subject -> its entries of that day in the index (8 days)
  *   {<id>}:rate:<throttler>:bucket  hash  the key's rate-limit token bucket (src/limits/)
  *   {<id>}:idem, {<id>}:idem:expiry, {<id>}:idem:bytes   idempotency entries, their expiry
  *                                        times, the bytes they count
@@ -34,9 +37,15 @@
  *   {webhooks}:endpoints         zset    score = created_at (ms), member = id: every endpoint
  *   {webhooks}:dlv:<dlv id>      hash    a webhook delivery, its event and attempts (field -> JSON)
  *   {webhooks}:of:<wh id>        zset    an endpoint's delivery ids (score 0, by id: by time)
- *   {webhooks}:due               zset    score = when due (ms), member = delivery id: the pending
- *                                        deliveries; a claim moves the score to its lease's end
+ *   {webhooks}:due:<wh id>       zset    score = when due (ms), member = delivery id: an endpoint's
+ *                                        pending deliveries; a claim moves the score to its lease's end
+ *   {webhooks}:pending:<wh id>   zset    the same deliveries by age (score 0, by id): the oldest
+ *                                        fail first past its backlog's cap
+ *   {webhooks}:due               zset    an earlier version's due set of every endpoint: moved into
+ *                                        the endpoints' own at a sender's start
  *   {webhooks}:marks:<marker>    string  a marker set once (its expiry, ms), see markOnce
+ *   {sources}:all                hash    a source made through the API -> `<version> <record JSON>`
+ *   {sources}:revision           string  moved on by every write of a source (src/sources/)
  *   config:overrides             hash    configuration key -> JSON value
  *   {<throttler key>:<throttler>}:hits|blocked  other throttler counters (failed authentications)
  *
@@ -79,6 +88,8 @@ export const RedisKeys = {
   auditLog: '{audit}:log',
   overrides: 'config:overrides',
   webhookEndpoint: (id: string) => `{webhooks}:endpoint:${id}`,
+  /** What an endpoint's id follows in its record's key. */
+  webhookEndpointBase: '{webhooks}:endpoint:',
   webhookEndpoints: '{webhooks}:endpoints',
   webhookDelivery: (id: string) => `{webhooks}:dlv:${id}`,
   /** What a delivery's id follows in its key: scripts given it reach any delivery. */
@@ -86,8 +97,15 @@ export const RedisKeys = {
   webhookDeliveriesOf: (endpointId: string) => `{webhooks}:of:${endpointId}`,
   /** What an endpoint's id follows in its delivery list's key. */
   webhookDeliveriesOfBase: '{webhooks}:of:',
-  webhookDue: '{webhooks}:due',
+  webhookDueOf: (endpointId: string) => `{webhooks}:due:${endpointId}`,
+  webhookDueBase: '{webhooks}:due:',
+  webhookPendingOf: (endpointId: string) => `{webhooks}:pending:${endpointId}`,
+  webhookPendingBase: '{webhooks}:pending:',
+  /** The earlier layout's one due set (every endpoint's): read only to move what it holds. */
+  webhookEarlierDue: '{webhooks}:due',
   webhookMark: (marker: string) => `{webhooks}:marks:${marker}`,
+  sources: '{sources}:all',
+  sourcesRevision: '{sources}:revision',
 } as const;
 
 /**

@@ -1,8 +1,12 @@
+import type { Context } from '@opentelemetry/api';
 import type Database from 'better-sqlite3';
+import { outsideSpans, spans } from '../../common/tracing-gate';
 
 /** One write waiting for the next group commit. */
 interface PendingWrite {
   work: () => unknown;
+  /** The context it was asked for in, for its span (spans.write); undefined when untraced. */
+  asked: Context | undefined;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
@@ -35,7 +39,7 @@ export class GroupCommit {
     this.commitAll = connection.transaction((batch: PendingWrite[]) =>
       batch.map((write): Outcome => {
         try {
-          return { ok: true, value: this.savepoint(write.work) };
+          return { ok: true, value: spans.write(write.asked, () => this.savepoint(write.work)) };
         } catch (error) {
           return { ok: false, error };
         }
@@ -46,9 +50,10 @@ export class GroupCommit {
   /** Runs `work` (statements of the connection) in the next group commit; its value once committed. */
   write<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const first =
-        this.pending.push({ work, resolve: resolve as (value: unknown) => void, reject }) === 1;
-      if (first) setImmediate(() => this.commit());
+      const asked = spans.capture();
+      const write = { work, asked, resolve: resolve as (value: unknown) => void, reject };
+      // The round's commit is no call's: each write's span is its own caller's (spans.write).
+      if (this.pending.push(write) === 1) setImmediate(() => outsideSpans(() => this.commit()));
     });
   }
 

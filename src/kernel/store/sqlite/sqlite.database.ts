@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { privateDir, privateFile, privateIfPresent } from '../../common/private-files';
 import { Store, StoreUnavailableError } from '../store';
 import { GroupCommit } from './group-commit';
+import { quickCheckOffThread, UNAVAILABLE_CODES } from './quick-check';
 import { MIGRATIONS } from './sqlite.migrations';
-import { tracedConnection } from './sqlite-spans';
+import { spans } from '../../common/tracing-gate';
 
 /** Commits of counts after which the WAL is synced and checkpointed, off the request (see `afterCommit`). */
 const CHECKPOINT_EVERY = 1000;
@@ -14,10 +15,7 @@ export const CHECKPOINT_AT_THE_LATEST = 2 * CHECKPOINT_EVERY;
 
 /** What a failed statement is to callers: a store that is away (503), or the error itself. */
 export function storeFailure(error: unknown): Error {
-  if (
-    error instanceof Database.SqliteError &&
-    /^SQLITE_(CANTOPEN|IOERR|CORRUPT|NOTADB|READONLY|BUSY|FULL)/.test(error.code)
-  ) {
+  if (error instanceof Database.SqliteError && UNAVAILABLE_CODES.test(error.code)) {
     return new StoreUnavailableError(`SQLite store failed: ${error.code}`, { cause: error });
   }
   return error instanceof Error ? error : new Error(String(error));
@@ -48,6 +46,8 @@ export class SqliteDatabase extends Store {
   private walSync?: Promise<void>;
   /** The WAL file, opened for syncing it (never for reading or writing). */
   private walFile?: FileHandle;
+  /** The integrity check under way (checkIntegrity): calls at once share it. */
+  private integrity?: Promise<string[]>;
   private readonly commits: GroupCommit;
 
   constructor(dataDir: string) {
@@ -57,7 +57,7 @@ export class SqliteDatabase extends Store {
     // SQLite gives the WAL and shared-memory files it creates the database file's mode.
     privateFile(this.file);
     privateIfPresent(`${this.file}-wal`, `${this.file}-shm`);
-    this.db = tracedConnection(new Database(this.file));
+    this.db = spans.connection(new Database(this.file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
@@ -66,7 +66,7 @@ export class SqliteDatabase extends Store {
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS schema_versions (concern TEXT PRIMARY KEY, version INTEGER NOT NULL)',
     );
-    this.counters = tracedConnection(new Database(this.file));
+    this.counters = spans.connection(new Database(this.file));
     this.counters.pragma('synchronous = NORMAL');
     this.counters.pragma('busy_timeout = 5000');
     this.dataVersionStmt = this.counters.prepare('PRAGMA data_version').pluck();
@@ -119,7 +119,7 @@ export class SqliteDatabase extends Store {
   }
 
   /** Runs synchronous work of a statement as a promise: a failure is what callers expect (storeFailure). */
-  run<T>(work: () => T): Promise<T> {
+  attempt<T>(work: () => T): Promise<T> {
     try {
       return Promise.resolve(work());
     } catch (error) {
@@ -202,7 +202,7 @@ export class SqliteDatabase extends Store {
   }
 
   ping(): Promise<void> {
-    return this.run(() => {
+    return this.attempt(() => {
       this.db.prepare('SELECT 1').get();
     });
   }
@@ -214,7 +214,7 @@ export class SqliteDatabase extends Store {
    * the size of the database. No Redis: no topology.
    */
   probe(): Promise<undefined> {
-    return this.run(() => {
+    return this.attempt(() => {
       this.db.prepare('SELECT 1').get();
       const check = new Database(this.file, { readonly: true, fileMustExist: true, timeout: 1000 });
       try {
@@ -227,21 +227,16 @@ export class SqliteDatabase extends Store {
   }
 
   /**
-   * Checks the database as it is on disk, through a connection of its own: the long-lived one reads
-   * from its page cache and would not notice the file (or its WAL) being deleted or overwritten,
-   * which the next start would. A file that cannot be opened or read is unavailable (rejects).
+   * Checks the database as it is on disk, through a connection of its own (the long-lived one reads
+   * from its page cache and would not notice the file, or its WAL, being deleted or overwritten,
+   * which the next start would), in a worker thread: `quick_check` reads every page. Checks asked
+   * for while one runs share it. A file that cannot be opened or read is unavailable (rejects).
    */
   checkIntegrity(): Promise<string[]> {
-    return this.run(() => {
-      if (!this.db.open) throw new StoreUnavailableError('The SQLite store is closed');
-      const check = new Database(this.file, { readonly: true, fileMustExist: true, timeout: 1000 });
-      try {
-        const rows = check.pragma('quick_check') as { quick_check: string }[];
-        return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
-      } finally {
-        check.close();
-      }
-    });
+    if (!this.db.open)
+      return Promise.reject(new StoreUnavailableError('The SQLite store is closed'));
+    this.integrity ??= quickCheckOffThread(this.file).finally(() => (this.integrity = undefined));
+    return this.integrity;
   }
 
   async close(): Promise<void> {

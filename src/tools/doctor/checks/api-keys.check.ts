@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { keyStatus, KeyStore } from '../../../subjects';
-import { hasScope } from '../../../auth';
+import { hasScope } from '../../../kernel/auth/scopes';
 import { planNamed, Settings, SETTINGS } from '../../../kernel/settings/settings';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
 
@@ -23,7 +23,7 @@ export class ApiKeysCheck implements HealthCheck {
     @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     const now = new Date();
     const keys = await this.store.listKeys();
     const active = keys.filter((key) => keyStatus(key, now) === 'active');

@@ -42,11 +42,11 @@ export class CacheDirectoryCheck implements HealthCheck, OnApplicationBootstrap 
 
   /** A first start has no cache directory yet: create it where that is harmless. */
   async onApplicationBootstrap(): Promise<void> {
-    const outcome = await this.run().catch(() => undefined);
+    const outcome = await this.check().catch(() => undefined);
     if (outcome?.fixable) await this.fix().catch(() => undefined);
   }
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     const { enabled, dir, creatable } = await this.state();
     if (!enabled)
       return pass('Caching is off (llm_config.cache_enabled is false): no cache directory needed');

@@ -24,7 +24,7 @@ export class ConfigFileCheck implements HealthCheck {
     @Inject(ENVIRONMENT) private readonly env: Environment,
   ) {}
 
-  run(): Promise<CheckOutcome> {
+  check(): Promise<CheckOutcome> {
     const file = this.settings.configFile;
     if (!file) {
       return Promise.resolve(

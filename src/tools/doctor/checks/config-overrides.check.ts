@@ -10,7 +10,7 @@ export class ConfigOverridesCheck implements HealthCheck {
 
   constructor(private readonly config: ConfigurationService) {}
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     const snapshot = await this.config.snapshot();
     const invalid = snapshot.invalidOverrides;
     if (!invalid.length) {

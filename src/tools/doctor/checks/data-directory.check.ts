@@ -13,7 +13,7 @@ export class DataDirectoryCheck implements HealthCheck {
 
   constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     const dir = this.settings.dataDir;
     try {
       if (!(await stat(dir)).isDirectory()) {

@@ -19,7 +19,7 @@ export class DiskSpaceCheck implements HealthCheck {
 
   constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     const dir = this.settings.dataDir;
     const fs = await statfs(dir);
     const free = fs.bavail * fs.bsize;

@@ -1,6 +1,7 @@
 import { FakeClock } from '../../../../test/support/fake-clock';
 import { onBothBackends } from '../../../../test/support/store-contract';
 import type { RedisClient } from '../../../kernel/store/redis/redis.connection';
+import type { Settings } from '../../../kernel/settings/settings';
 import type { StoreMakers } from '../../../kernel/store/store.module';
 import { LedgerEntry, LedgerKeys, newLedgerId, type LedgerStore } from '../../../ledger';
 import { LEDGER_STORE } from '../../../ledger/ledger.stores';
@@ -50,6 +51,7 @@ async function count(usage: UsageStore, atMs: number, credits: number, entry = t
     request_id: `req-${atMs}`,
     idempotency_key: null,
     invocation_id: null,
+    source: null,
   };
   const result = await usage.consumeQuota(KEY, {
     day: DAY,
@@ -71,26 +73,55 @@ async function count(usage: UsageStore, atMs: number, credits: number, entry = t
  * subjects' sums are not judged until they are indexed.
  */
 onBothBackends('doctor ledger check', STORES, (current, kind) => {
-  const check = () => {
+  const settings = { doctor: { ledgerIntervalSeconds: 60 } } as Settings;
+  const check = (clock = new FakeClock(new Date(T0 + 3_600_000))) => {
     const { ledger, usage, principals } = current().store;
-    return new LedgerCheck(ledger, usage, principals, new FakeClock(new Date(T0 + 3_600_000)));
+    return new LedgerCheck(ledger, usage, principals, clock, settings);
   };
 
   it('passes when every day counted equals what its entries sum to', async () => {
     const { usage } = current().store;
     await count(usage, T0, 1);
     await count(usage, T0 + 1000, 5);
-    expect(await check().run()).toEqual({
+    expect(await check().check()).toEqual({
       status: 'pass',
       message: 'The ledger matches the counters of 1 subject active today or yesterday',
+      checked_at: new Date(T0 + 3_600_000).toISOString(),
     });
+  });
+
+  it('answers its last result within the interval, with its checked_at; reconciles again after it', async () => {
+    const { usage } = current().store;
+    await count(usage, T0, 1);
+    const clock = new FakeClock(new Date(T0 + 3_600_000));
+    const once = check(clock);
+    const first = await once.check();
+    expect(first).toMatchObject({ status: 'pass', checked_at: clock.now().toISOString() });
+    // A count without its entry: a drift the next reconciliation finds.
+    await count(usage, T0 + 1000, 5, false);
+    clock.set(new Date(T0 + 3_600_000 + 59_999));
+    expect(await once.check()).toEqual(first);
+    clock.set(new Date(T0 + 3_600_000 + 60_000));
+    expect(await once.check()).toMatchObject({
+      status: 'fail',
+      checked_at: clock.now().toISOString(),
+    });
+  });
+
+  it('shares one reconciliation between calls at once', async () => {
+    const { usage } = current().store;
+    await count(usage, T0, 1);
+    const once = check();
+    const [a, b, c] = await Promise.all([once.check(), once.check(), once.check()]);
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
   });
 
   it('fails on a count without its entry, naming the subject, the day and both sums', async () => {
     const { usage } = current().store;
     await count(usage, T0, 1);
     await count(usage, T0 + 1000, 5, false);
-    const outcome = await check().run();
+    const outcome = await check().check();
     expect(outcome.status).toBe('fail');
     expect(outcome.fixable).toBeUndefined();
     expect(outcome.message).toContain(`${KEY} on ${DAY}: counted 6, ledger 1`);
@@ -101,17 +132,24 @@ onBothBackends('doctor ledger check', STORES, (current, kind) => {
       const { usage, redis } = current().store;
       await count(usage, T0, 1);
       const lost = await count(usage, T0 + 1000, 5);
+      // What a process stopped between the two writes leaves (a Cluster): the entry beside its
+      // counters, neither in the time index nor counted among the day's indexed entries.
       expect(await redis!.zrem(LedgerKeys.index, LedgerKeys.indexMember(lost))).toBe(1);
+      expect(await redis!.hincrby(LedgerKeys.subjects(DAY), KEY, -1)).toBe(1);
 
-      const before = await check().run();
+      const once = check();
+      const before = await once.check();
       expect(before).toEqual({
         status: 'warn',
         message: expect.stringContaining("1 entry missing from the ledger's time index"),
         fixable: true,
+        checked_at: expect.any(String),
       });
-      await check().fix();
+      await once.fix();
       expect(await redis!.zscore(LedgerKeys.index, LedgerKeys.indexMember(lost))).toBe('0');
-      expect((await check().run()).status).toBe('pass');
+      expect(await redis!.hget(LedgerKeys.subjects(DAY), KEY)).toBe('2');
+      // The fix forgets the last result: the run after it reconciles afresh.
+      expect((await once.check()).status).toBe('pass');
     });
   }
 });

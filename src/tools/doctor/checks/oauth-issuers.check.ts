@@ -13,7 +13,7 @@ export class OAuthIssuersCheck implements HealthCheck {
 
   constructor(private readonly servers: AuthorizationServers) {}
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     const states = await this.servers.probe();
     if (states.length === 0) return pass('OAuth is off (OAUTH_ISSUERS is not set)');
     const failed = states.filter((state) => !state.ok);

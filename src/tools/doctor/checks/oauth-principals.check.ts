@@ -17,7 +17,7 @@ export class OAuthPrincipalsCheck implements HealthCheck {
 
   constructor(private readonly principals: PrincipalsService) {}
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     const occupancy = await this.principals.occupancy();
     if (!occupancy) return pass('OAuth is off (OAUTH_ISSUERS is not set)');
     const { count, max } = occupancy;

@@ -10,7 +10,7 @@ export class RestartPendingCheck implements HealthCheck {
 
   constructor(private readonly config: ConfigurationService) {}
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     const pending = await this.config.pendingRestart();
     if (!pending.length) return pass('The process runs with the configured server settings');
     const list = pending

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { CheckOutcome, DoctorCheck, fail, HealthCheck, pass } from '../doctor-check';
 
-/** The oldest Node.js release this service supports (package.json `engines`). */
-export const MIN_NODE = [20, 19, 0] as const;
+/**
+ * The oldest Node.js release this service supports: package.json's `engines.node` and
+ * scripts/node-versions' NODE_MINIMUM (the spec holds the three together).
+ */
+export const MIN_NODE = [22, 15, 0] as const;
 
 export function satisfiesMinimum(version: string, minimum: readonly number[] = MIN_NODE): boolean {
   const parts = version.replace(/^v/, '').split('.').map(Number);
@@ -24,7 +27,7 @@ export function runtimeOutcome(version: string): CheckOutcome {
 export class RuntimeVersionCheck implements HealthCheck {
   readonly name = 'runtime_version';
 
-  run(): Promise<CheckOutcome> {
+  check(): Promise<CheckOutcome> {
     return Promise.resolve(runtimeOutcome(process.versions.node));
   }
 }

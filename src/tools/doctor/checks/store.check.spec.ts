@@ -12,7 +12,7 @@ describe('StoreCheck', () => {
 
   it('passes on a reachable, intact store, naming it', async () => {
     const store = open();
-    const outcome = await check(store).run();
+    const outcome = await check(store).check();
     expect(outcome).toEqual({
       status: 'pass',
       message: `The sqlite store ${store.describe()} answers and is intact`,
@@ -25,7 +25,7 @@ describe('StoreCheck', () => {
     jest
       .spyOn(store, 'checkIntegrity')
       .mockResolvedValue(['Page 3: btreeInitPage() returns error code 11']);
-    const outcome = await check(store).run();
+    const outcome = await check(store).check();
     expect(outcome.status).toBe('fail');
     expect(outcome.message).toContain('reports damage: Page 3');
     await store.close();
@@ -34,7 +34,7 @@ describe('StoreCheck', () => {
   it('fails when the store cannot be reached', async () => {
     const store = open();
     jest.spyOn(store, 'probe').mockRejectedValue(new StoreUnavailableError('connection refused'));
-    const outcome = await check(store).run();
+    const outcome = await check(store).check();
     expect(outcome).toMatchObject({ status: 'fail' });
     expect(outcome.message).toContain('cannot be reached: connection refused');
     await store.close();

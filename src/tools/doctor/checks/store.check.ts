@@ -19,7 +19,7 @@ export class StoreCheck implements HealthCheck {
     private readonly keys: KeyStore,
   ) {}
 
-  async run(): Promise<CheckOutcome> {
+  async check(): Promise<CheckOutcome> {
     let where = `${this.store.kind} store ${this.store.describe()}`;
     try {
       const topology = await this.store.probe();

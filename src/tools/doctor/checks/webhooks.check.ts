@@ -4,8 +4,9 @@ import { WebhooksService } from '../../../webhooks';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
 
 /**
- * The webhook endpoints: a warning while one fails its deliveries (5 days of it disable it) or
- * once one was disabled by its receiver's 410 or by those 5 days; the outbox's depth beside.
+ * The webhook endpoints: a warning while one fails its deliveries (5 days of it disable it), once
+ * one was disabled by its receiver's 410 or by those 5 days, and for a day after deliveries of one
+ * failed unsent past WEBHOOK_MAX_PENDING_PER_ENDPOINT; the outbox's depth beside.
  */
 @DoctorCheck({ order: 87 })
 @Injectable()
@@ -14,8 +15,9 @@ export class WebhooksCheck implements HealthCheck {
 
   constructor(private readonly webhooks: WebhooksService) {}
 
-  async run(): Promise<CheckOutcome> {
-    const { endpoints, failing, disabled, pending } = await this.webhooks.health();
+  async check(): Promise<CheckOutcome> {
+    const { endpoints, failing, disabled, backlogged, maxPending, pending } =
+      await this.webhooks.health();
     if (endpoints === 0) return pass('No webhook endpoints');
     const depth = `${pending} ${pending === 1 ? 'delivery' : 'deliveries'} pending`;
     const problems = [
@@ -24,6 +26,10 @@ export class WebhooksCheck implements HealthCheck {
         reason === 'gone'
           ? `${id} was disabled: its receiver answered 410`
           : `${id} was disabled after 5 days of failed deliveries`,
+      ),
+      ...backlogged.map(
+        ({ id, failed, at }) =>
+          `${id}: ${failed} ${failed === 1 ? 'delivery' : 'deliveries'} failed unsent past its backlog of ${maxPending} pending (WEBHOOK_MAX_PENDING_PER_ENDPOINT), the last at ${at}`,
       ),
     ];
     if (problems.length === 0)
