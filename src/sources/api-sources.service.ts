@@ -24,7 +24,7 @@ import {
 import { createInput, patchedFields } from './source-input';
 import { joinSecrets, redacted, splitSecrets } from './source-secrets';
 import { SourceRecord, SourceStore, StoredSource } from './source.store';
-import { checkSourceUrl, sourceUrlRefusal } from './source-urls';
+import { checkSourceUrl, sourceUrlRefusal, tokenUrlOf } from './source-urls';
 import { sourceView, type SourceView } from './sources.dto';
 import { SourcesService } from './sources.service';
 
@@ -222,7 +222,7 @@ export class ApiSourcesService
       throw error;
     }
     const { allowPrivate } = this.settings.sources;
-    for (const url of [fields.url, fields.document, fields.base_url]) {
+    for (const url of [fields.url, fields.document, fields.base_url, tokenUrlOf(fields.auth)]) {
       if (url === undefined) continue;
       const refusal = sourceUrlRefusal(url, allowPrivate);
       if (refusal) throw new ApiError(400, redacted(definition, refusal));

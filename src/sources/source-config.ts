@@ -18,6 +18,14 @@ const auth = z.discriminatedUnion('type', [
     name: z.string().regex(/^[A-Za-z0-9-]{1,64}$/),
     value: text,
   }),
+  z.strictObject({
+    type: z.literal('oauth_client_credentials'),
+    token_url: text,
+    client_id: text,
+    client_secret: text,
+    scope: z.string().min(1).max(1000).optional(),
+    resource: text.optional(),
+  }),
 ]);
 
 /** A source as CONFIG_FILE's `sources.<name>` and `POST /api/v1/sources` write it. */

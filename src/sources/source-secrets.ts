@@ -63,6 +63,8 @@ export function secretTexts(definition: SourceDefinition): string[] {
   const texts: string[] = [];
   if (definition.auth?.type === 'bearer') texts.push(definition.auth.token);
   if (definition.auth?.type === 'header') texts.push(definition.auth.value);
+  if (definition.auth?.type === 'oauth_client_credentials')
+    texts.push(definition.auth.client_secret);
   for (const value of [definition.url, definition.document, definition.baseUrl]) {
     if (!value || !URL.canParse(value)) continue;
     const url = new URL(value);

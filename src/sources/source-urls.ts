@@ -1,4 +1,10 @@
 import { resolveTarget, urlRefusal, type Resolver } from '../webhooks';
+import type { SourceFieldsInput } from './source-config';
+
+/** The token endpoint of a source's OAuth client, which the URL rules hold to as its other URLs. */
+export function tokenUrlOf(auth: SourceFieldsInput['auth']): string | undefined {
+  return auth?.type === 'oauth_client_credentials' ? auth.token_url : undefined;
+}
 
 /** The webhook target rules' words, said of a source and its own switch. */
 function asSource(text: string): string {
@@ -10,7 +16,7 @@ function asSource(text: string): string {
 }
 
 /**
- * Why an upstream URL (a source's `url`, `document`, `base_url`) is refused before any lookup, in
+ * Why an upstream URL (a source's `url`, `document`, `base_url`, its OAuth `token_url`) is refused before any lookup, in
  * the webhook target rules (no link-local or metadata address ever; loopback, private ranges and
  * http:// only with SOURCE_ALLOW_PRIVATE=true), or undefined.
  */

@@ -22,6 +22,32 @@ export class HeaderAuthInput {
   value: string;
 }
 
+export class OAuthClientCredentialsInput {
+  @ApiProperty({ enum: ['oauth_client_credentials'] }) type: 'oauth_client_credentials';
+  @ApiProperty({
+    description:
+      "The upstream's authorization server's token endpoint (https, or loopback http; the source URL rules apply).",
+    maxLength: 4096,
+    example: 'https://auth.example.com/oauth/token',
+  })
+  token_url: string;
+  @ApiProperty({ maxLength: 4096 }) client_id: string;
+  @ApiProperty({
+    description: 'Sent as HTTP Basic to the token endpoint only; write-only.',
+    writeOnly: true,
+    maxLength: 4096,
+  })
+  client_secret: string;
+  @ApiProperty({ required: false, maxLength: 1000, description: 'The scopes asked for.' })
+  scope?: string;
+  @ApiProperty({
+    required: false,
+    maxLength: 4096,
+    description: "RFC 8707's resource indicator, for an authorization server that asks for one.",
+  })
+  resource?: string;
+}
+
 export class SourceToolSettingsInput {
   @ApiProperty({ required: false, minimum: 0, type: 'integer', description: "This tool's cost." })
   cost?: number;
@@ -90,7 +116,11 @@ const FIELDS: Record<string, ApiPropertyOptions> = {
   // `type` keeps the generator from taking the property for a class of its own.
   auth: {
     type: 'object',
-    oneOf: [{ $ref: getSchemaPath(BearerAuthInput) }, { $ref: getSchemaPath(HeaderAuthInput) }],
+    oneOf: [
+      { $ref: getSchemaPath(BearerAuthInput) },
+      { $ref: getSchemaPath(HeaderAuthInput) },
+      { $ref: getSchemaPath(OAuthClientCredentialsInput) },
+    ],
     description:
       "The service's own credentials towards the upstream (never the caller's); write-only.",
   } as ApiPropertyOptions,
@@ -124,4 +154,9 @@ export class UpdateSourceInput {
 decorate(UpdateSourceInput.prototype, true);
 
 /** The classes the bodies refer to, for @ApiExtraModels. */
-export const SOURCE_INPUT_MODELS = [BearerAuthInput, HeaderAuthInput, SourceToolSettingsInput];
+export const SOURCE_INPUT_MODELS = [
+  BearerAuthInput,
+  HeaderAuthInput,
+  OAuthClientCredentialsInput,
+  SourceToolSettingsInput,
+];

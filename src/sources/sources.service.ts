@@ -19,7 +19,7 @@ import { concurrencyLimit } from './concurrency';
 import { SourceDefinition, sourcesFromFile } from './source-config';
 import { redacted } from './source-secrets';
 import { sourceTools, type SourceTool } from './source-tools';
-import { checkSourceUrl, sourceUrlRefusal } from './source-urls';
+import { checkSourceUrl, sourceUrlRefusal, tokenUrlOf } from './source-urls';
 import { UPSTREAM_KINDS } from './upstreams/upstream-kinds';
 import { UpstreamError, type Upstream } from './upstreams/upstream';
 
@@ -71,7 +71,13 @@ export class SourcesService implements OnApplicationBootstrap, OnApplicationShut
     @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
   ) {
     for (const definition of sourcesFromFile(settings.configDocument, env)) {
-      for (const url of [definition.url, definition.baseUrl, urlOf(definition.document)]) {
+      const urls = [
+        definition.url,
+        definition.baseUrl,
+        urlOf(definition.document),
+        tokenUrlOf(definition.auth),
+      ];
+      for (const url of urls) {
         const refusal = url && sourceUrlRefusal(url, settings.sources.allowPrivate);
         if (refusal)
           throw new SettingsError(`Invalid CONFIG_FILE: sources.${definition.name}: ${refusal}`);

@@ -63,6 +63,7 @@ describe('An OpenAPI source on a FastAPI service', () => {
           'broken',
           'create_item',
           'get_item',
+          'guarded',
           'item_exists',
           'large',
           'missing_item',

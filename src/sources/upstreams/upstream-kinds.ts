@@ -1,4 +1,5 @@
 import type { SourceDefinition } from '../source-config';
+import { ClientCredentials } from './client-credentials';
 import { McpUpstream } from './mcp/mcp.upstream';
 import { OpenApiUpstream } from './openapi/openapi.upstream';
 import type { Upstream } from './upstream';
@@ -12,14 +13,35 @@ export interface UpstreamContext {
   refuseUrl: (url: URL) => void;
 }
 
-/** The headers of a source's own credentials (never the caller's). */
+/** The headers of a source's own static credentials (never the caller's). */
 export function authHeaders(definition: SourceDefinition): Record<string, string> {
   const auth = definition.auth;
-  if (!auth) return {};
-  return auth.type === 'bearer'
-    ? { Authorization: `Bearer ${auth.token}` }
-    : { [auth.name]: auth.value };
+  if (auth?.type === 'bearer') return { Authorization: `Bearer ${auth.token}` };
+  if (auth?.type === 'header') return { [auth.name]: auth.value };
+  return {};
 }
+
+/** The source's OAuth client, when its credentials are a client's (its tokens asked for on use). */
+function clientCredentials(
+  definition: SourceDefinition,
+  context: UpstreamContext,
+): ClientCredentials | undefined {
+  const auth = definition.auth;
+  if (auth?.type !== 'oauth_client_credentials') return undefined;
+  return new ClientCredentials({
+    source: definition.name,
+    tokenUrl: auth.token_url,
+    clientId: auth.client_id,
+    clientSecret: auth.client_secret,
+    scope: auth.scope,
+    resource: auth.resource,
+    timeoutMs: Math.min(definition.timeoutMs, TOKEN_TIMEOUT_MS),
+    checkUrl: context.checkUrl,
+  });
+}
+
+/** A token request ends after this long at most (or the source's timeout, if shorter). */
+const TOKEN_TIMEOUT_MS = 10_000;
 
 /** How each kind of source is reached: the factory by `kind`. */
 export const UPSTREAM_KINDS: Partial<
@@ -36,6 +58,7 @@ export const UPSTREAM_KINDS: Partial<
       args: definition.args,
       env: definition.env,
       headers: authHeaders(definition),
+      credentials: clientCredentials(definition, context),
       timeoutMs: definition.timeoutMs,
       maxResultBytes: context.maxResultBytes,
       checkUrl: context.checkUrl,
@@ -46,6 +69,7 @@ export const UPSTREAM_KINDS: Partial<
       document: definition.document ?? '',
       baseUrl: definition.baseUrl ?? '',
       headers: authHeaders(definition),
+      credentials: clientCredentials(definition, context),
       timeoutMs: definition.timeoutMs,
       maxResultBytes: context.maxResultBytes,
       fetchUrl: context.refuseUrl,

@@ -31,6 +31,7 @@ export class UpstreamError extends Error {
     readonly reason: 'unavailable' | 'status' | 'too_large' | 'protocol',
     message: string, // the {detail}, already in the contract's words, naming the source
     readonly retryAfterSeconds?: number,
+    readonly status?: number, // the upstream's HTTP status, for 'status'
   ) {
     super(message);
   }

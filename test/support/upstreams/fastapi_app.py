@@ -56,6 +56,25 @@ def whoami(request: Request, x_request_id: Optional[str] = Header(None)):
     }
 
 
+# Bearer tokens this service no longer takes (a test revokes the one it was called with).
+revoked = set()
+
+
+@app.get("/guarded", operation_id="guarded")
+def guarded(request: Request):
+    """The bearer token the call came with; 401 for a revoked one."""
+    authorization = request.headers.get("authorization") or ""
+    if not authorization.startswith("Bearer ") or authorization[7:] in revoked:
+        raise HTTPException(status_code=401, detail="The token is not accepted.")
+    return {"authorization": authorization}
+
+
+@app.post("/__revoke", include_in_schema=False)
+def revoke(token: str = Body(..., embed=True)):
+    revoked.add(token)
+    return {"revoked": len(revoked)}
+
+
 @app.get("/missing/{item_id}", operation_id="missing_item")
 def missing_item(item_id: int):
     raise HTTPException(status_code=404, detail=f"Item {item_id} not found")

@@ -1,4 +1,5 @@
 import {
+  type AuthProvider,
   Client,
   ProtocolError,
   StreamableHTTPClientTransport,
@@ -35,6 +36,8 @@ export interface McpUpstreamOptions {
   env?: Record<string, string>;
   /** Sent with every HTTP request (the source's credentials; never the caller's). */
   headers?: Record<string, string>;
+  /** The source's OAuth client: its token on every HTTP request, asked anew after a 401. */
+  credentials?: AuthProvider;
   timeoutMs: number;
   maxResultBytes: number;
   /** Checks a URL before each request (the target rules); throws when it is refused. */
@@ -221,6 +224,7 @@ export class McpUpstream implements Upstream {
     if (url !== undefined) {
       return new StreamableHTTPClientTransport(new URL(url), {
         requestInit: { headers: this.options.headers ?? {} },
+        authProvider: this.options.credentials,
         redirectPolicy: 'same-origin',
         fetch: boundedFetch({
           source: this.options.source,

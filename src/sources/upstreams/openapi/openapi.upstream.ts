@@ -5,6 +5,7 @@ import {
   type UpstreamResult,
   type UpstreamToolList,
 } from '../upstream';
+import type { ClientCredentials } from '../client-credentials';
 import { DocumentUnreadable, readDocument } from './openapi-document';
 import { readBounded, TooLarge } from '../../../kernel/http/bounded-body';
 import { type OpenApiOperation, operationsOf } from './openapi-operations';
@@ -19,6 +20,8 @@ export interface OpenApiUpstreamOptions {
   baseUrl: string;
   /** the source's own credentials (Authorization …), added to every call */
   headers: Record<string, string>;
+  /** the source's OAuth client: its token on every call, asked anew after a 401 */
+  credentials?: ClientCredentials;
   /** how long reading the document, or one call, may take */
   timeoutMs: number;
   /** an answer longer than this is refused, unread past it */
@@ -96,7 +99,19 @@ export class OpenApiUpstream implements Upstream {
     };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     if (options.traceparent) headers.traceparent = options.traceparent;
-    return this.send(operation.method.toUpperCase(), request.url, headers, request.body, options);
+    const method = operation.method.toUpperCase();
+    const { credentials } = this.options;
+    if (!credentials) return this.send(method, request.url, headers, request.body, options);
+    for (let attempt = 1; ; attempt++) {
+      headers.authorization = `Bearer ${await credentials.token()}`;
+      try {
+        return await this.send(method, request.url, headers, request.body, options);
+      } catch (error) {
+        // A token the upstream refuses (expired early, revoked): once more with a new one.
+        if (attempt > 1 || !(error instanceof UpstreamError) || error.status !== 401) throw error;
+        await credentials.onUnauthorized();
+      }
+    }
   }
 
   /** One request, aborted by the caller's signal, the timeout or close(); its answer read bounded. */
@@ -149,6 +164,8 @@ export class OpenApiUpstream implements Upstream {
     throw new UpstreamError(
       'status',
       `Source ${source} answered ${status}: ${detailOf(json, text)}`,
+      undefined,
+      status,
     );
   }
 
