@@ -51,6 +51,7 @@ describe('doctor (e2e)', () => {
       'oauth_principals',
       'webhooks',
       'sources',
+      'secrets',
       'ledger',
       'disk_space',
     ]);

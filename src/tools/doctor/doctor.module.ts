@@ -16,6 +16,7 @@ import { OAuthModule } from '../../oauth';
 import { WebhooksModule } from '../../webhooks';
 import { WebhooksCheck } from './checks/webhooks.check';
 import { SourcesCheck } from './checks/sources.check';
+import { SecretsCheck } from './checks/secrets.check';
 import { LedgerCheck } from './checks/ledger.check';
 import { LedgerModule } from '../../ledger';
 import { LimitsModule } from '../../limits';
@@ -49,6 +50,7 @@ import { DoctorService } from './doctor.service';
     OAuthPrincipalsCheck,
     WebhooksCheck,
     SourcesCheck,
+    SecretsCheck,
     LedgerCheck,
   ],
   exports: [DoctorService],
