@@ -8,6 +8,7 @@ import { SourceReadyCheck } from './source-check';
 import { SourceMetrics } from './source-metrics';
 import { SOURCE_STORES } from './source.stores';
 import { SourcesService } from './sources.service';
+import { SourceExtras } from './source-extras';
 
 /**
  * Upstream sources (docs/sources.md): MCP servers and OpenAPI documents whose tools are served as
@@ -20,11 +21,12 @@ import { SourcesService } from './sources.service';
   providers: [
     ...SOURCE_STORES,
     SourcesService,
+    SourceExtras,
     ApiSourcesService,
     SourceEvents,
     SourceReadyCheck,
     SourceMetrics,
   ],
-  exports: [SourcesService, ApiSourcesService],
+  exports: [SourcesService, SourceExtras, ApiSourcesService],
 })
 export class SourcesModule {}

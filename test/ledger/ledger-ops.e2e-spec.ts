@@ -159,12 +159,16 @@ describe('doctor and exports over a 100,000-entry ledger (e2e)', () => {
   (usingSharedRedis() ? it.skip : it)(
     'an export on SQLite answers another request between its slices',
     async () => {
-      const events: string[] = [];
-      // The places of exports another test held free once the server has seen them close.
-      let res = await startExport(events, 'export');
-      for (let attempt = 0; attempt < 100 && res.statusCode === 429; attempt++) {
+      // The places of exports another test held free once the server has seen them close. Each
+      // attempt notes its own events: a refused one's body is not the export's.
+      const attempt = async () => {
+        const seen: string[] = [];
+        return { seen, res: await startExport(seen, 'export') };
+      };
+      let { seen: events, res } = await attempt();
+      for (let tries = 0; tries < 100 && res.statusCode === 429; tries++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        res = await startExport(events, 'export');
+        ({ seen: events, res } = await attempt());
       }
       expect(res.statusCode).toBe(200);
       // Asked once the export is streaming, /health is answered while the export still has

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SourcesService } from '../../src/sources';
 import { freePort } from '../../src/testing';
 import { bearer, startApp, tempDataDir, TestApp } from '../support/app';
@@ -33,9 +34,11 @@ describe('MCP sources: a source’s own endpoint (e2e)', () => {
   let doomed: HttpUpstream;
   let key: string;
   let base: URL;
+  /** server-everything's own port: what it answers directly is what its source passes on. */
+  let port: number;
 
   beforeAll(async () => {
-    const port = await freePort();
+    port = await freePort();
     everything = await startEverythingHttp(port);
     doomed = await startSdk1Http();
     const dataDir = tempDataDir();
@@ -168,6 +171,118 @@ describe('MCP sources: a source’s own endpoint (e2e)', () => {
       const res = await post('everything', call.body, { ...call.headers, ...bearer(key) });
       expect(res.status).toBe(200);
       expect(res.body.error).toMatchObject({ code: -32602 });
+    }
+  });
+
+  /** One request of the 2026-07-28 revision on `path`, its JSON-RPC answer. */
+  const ask = async (
+    path: string,
+    method: string,
+    params: { uri?: string; name?: string; [field: string]: unknown },
+    credential = key,
+    status = 200,
+  ) => {
+    // 2026-07-28 names what a request reads in its Mcp-Name header: a resource's URI, a prompt's name.
+    const { body, headers } = modern(method, params, params.uri ?? params.name);
+    let req = t
+      .http()
+      .post(path)
+      .set('Content-Type', 'application/json')
+      .set('Accept', 'application/json, text/event-stream');
+    for (const [name, value] of Object.entries({ ...headers, ...bearer(credential) }))
+      req = req.set(name, value);
+    const res = await req.send(body);
+    if (res.status !== status) throw new Error(`${res.status}: ${res.text}`);
+    return res.body as {
+      result?: Record<string, unknown>;
+      error?: { code: number; message: string };
+    };
+  };
+
+  it('passes the upstream’s resources and prompts through as it answers them, never charged', async () => {
+    const direct = new Client({ name: 'direct', version: '1.0.0' });
+    await direct.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),
+    );
+    try {
+      const initialized = await post('everything', initializeRequest(), bearer(key));
+      expect(initialized.body.result.capabilities).toMatchObject({
+        tools: {},
+        resources: {},
+        prompts: {},
+        completions: {},
+        logging: {},
+      });
+      // A 2025 client's logging/setLevel is answered, not sent on (the upstream's connection is
+      // every caller's); 2026-07-28 has no such method.
+      const level = await post(
+        'everything',
+        { jsonrpc: '2.0', id: 7, method: 'logging/setLevel', params: { level: 'info' } },
+        { 'MCP-Protocol-Version': '2025-06-18', ...bearer(key) },
+      );
+      expect([level.status, level.body]).toEqual([200, { jsonrpc: '2.0', id: 7, result: {} }]);
+      const before = (await t.ledger()).length;
+
+      const resources = (await direct.request({ method: 'resources/list', params: {} })).resources;
+      expect(resources.length).toBeGreaterThan(0);
+      const listed = await ask('/mcp/sources/everything', 'resources/list', {});
+      expect(listed.result?.resources).toEqual(resources);
+
+      const { uri } = resources[0];
+      const read = await ask('/mcp/sources/everything', 'resources/read', { uri });
+      const contents = (await direct.request({ method: 'resources/read', params: { uri } }))
+        .contents;
+      expect(read.result?.contents).toEqual(contents);
+
+      const prompts = (await direct.request({ method: 'prompts/list', params: {} })).prompts;
+      expect((await ask('/mcp/sources/everything', 'prompts/list', {})).result?.prompts).toEqual(
+        prompts,
+      );
+      const plain = prompts.find((prompt) => !prompt.arguments?.some((a) => a.required));
+      expect(plain).toBeDefined();
+      const got = await ask('/mcp/sources/everything', 'prompts/get', { name: plain!.name });
+      const messages = (
+        await direct.request({ method: 'prompts/get', params: { name: plain!.name } })
+      ).messages;
+      expect(got.result?.messages).toEqual(messages);
+
+      // Reads: nothing charged, no ledger entry.
+      expect(await t.ledger()).toHaveLength(before);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it('refuses them to a caller whose scopes do not allow every tool of the source', async () => {
+    const narrow = await t.createKey({ scopes: ['services:execute:everything_echo'] });
+    const answer = await ask('/mcp/sources/everything', 'resources/list', {}, narrow);
+    expect(answer.error).toEqual({
+      code: -32600,
+      message:
+        'resources/list of source everything needs the scope services:execute or services:execute:@everything.',
+    });
+    const wide = await t.createKey({ scopes: ['services:execute:@everything'] });
+    expect(
+      (await ask('/mcp/sources/everything', 'resources/list', {}, wide)).result?.resources,
+    ).toEqual(expect.any(Array));
+  });
+
+  it('declares no resources where the upstream serves none, nor on /mcp', async () => {
+    for (const path of ['/mcp/sources/local', '/mcp']) {
+      const initialized = await t
+        .http()
+        .post(path)
+        .set('Content-Type', 'application/json')
+        .set('Accept', 'application/json, text/event-stream')
+        .set(bearer(key))
+        .send(initializeRequest());
+      expect(initialized.body.result.capabilities.resources).toBeUndefined();
+      expect(initialized.body.result.capabilities.prompts).toBeUndefined();
+      // 2026-07-28 over HTTP: a method the server does not serve is 404 with the JSON-RPC error.
+      expect((await ask(path, 'resources/list', {}, key, 404)).error).toEqual({
+        code: -32601,
+        message: 'Method not found',
+      });
     }
   });
 

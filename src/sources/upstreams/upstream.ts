@@ -37,6 +37,28 @@ export class UpstreamError extends Error {
   }
 }
 
+/**
+ * The methods of an MCP upstream beside its tools that its source's own endpoint passes through
+ * (resources, prompts, completions: reads, never charged), one request for one.
+ */
+export const PASSED_METHODS = [
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+] as const;
+export type PassedMethod = (typeof PASSED_METHODS)[number];
+
+/** Which of those an upstream serves, as its capabilities said when it was last connected. */
+export interface UpstreamExtras {
+  resources: boolean;
+  prompts: boolean;
+  completions: boolean;
+  logging: boolean;
+}
+
 export interface Upstream {
   /** Connects (or reads the document) and lists the tools; throws UpstreamError('unavailable') when it cannot. */
   listTools(): Promise<UpstreamToolList>;
@@ -45,6 +67,14 @@ export interface Upstream {
     args: Record<string, unknown>,
     options: UpstreamCallOptions,
   ): Promise<UpstreamResult>;
+  /** What it serves beside tools (an MCP upstream's, once connected); undefined: nothing. */
+  extras?(): UpstreamExtras | undefined;
+  /** One request of PASSED_METHODS sent on as it came; its result as the upstream answered. */
+  forward?(
+    method: PassedMethod,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>>;
   /** Called when the upstream says its tools changed (MCP notifications/tools/list_changed). */
   onToolsChanged?(listener: () => void): void;
   close(): Promise<void>;

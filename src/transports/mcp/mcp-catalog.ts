@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { SourcesService } from '../../sources';
+import {
+  SourceExtras,
+  SourcesService,
+  type PassedMethod,
+  type UpstreamExtras,
+} from '../../sources';
 import { RegisteredTool, ToolRegistry } from '../../tools/index';
 
 /** The name MCP clients see (serverInfo) on /mcp. */
@@ -20,6 +25,18 @@ export interface McpCatalog {
   tool(name: string): RegisteredTool | undefined;
   /** Whether the endpoint serves the tool, and under which name. */
   nameOf(tool: RegisteredTool): string | undefined;
+  /**
+   * What the source's upstream serves beside its tools (resources, prompts, completions), passed
+   * on as it came: a source's endpoint only.
+   */
+  readonly extras?: {
+    served(): UpstreamExtras | undefined;
+    forward(
+      method: PassedMethod,
+      params: Record<string, unknown>,
+      signal: AbortSignal,
+    ): Promise<Record<string, unknown>>;
+  };
 }
 
 const NO_TOOLS: ReadonlyMap<string, RegisteredTool> = new Map<string, RegisteredTool>();
@@ -35,6 +52,7 @@ export class McpCatalogs {
   constructor(
     private readonly registry: ToolRegistry,
     private readonly sources: SourcesService,
+    private readonly extras: SourceExtras,
   ) {
     this.all = {
       serverName: SERVER_NAME,
@@ -51,6 +69,10 @@ export class McpCatalogs {
       source,
       tool: (name) => this.toolsOf(source).get(name),
       nameOf: (tool) => (tool.source === source ? tool.upstreamName : undefined),
+      extras: {
+        served: () => this.extras.servedBy(source),
+        forward: (method, params, signal) => this.extras.forward(source, method, params, signal),
+      },
     };
   }
 

@@ -9,6 +9,9 @@ import {
 import * as z from 'zod/v4';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { CallControl } from '../../invocations';
+import { hasScope, sourceScope } from '../../kernel/auth/scopes';
+import { ApiError } from '../../kernel/errors/api-error';
+import { PASSED_METHODS, type UpstreamExtras } from '../../sources';
 import type { Caller } from '../../subjects';
 import type { ToolCaller } from '../../invocations';
 import { Settings, SETTINGS } from '../../kernel/settings/settings';
@@ -103,10 +106,18 @@ export class McpServerFactory {
    * sent a `progressToken`, as `notifications/progress` on the request's stream.
    */
   create(scope: McpServerScope): Server {
+    const extras = scope.catalog.extras?.served();
     const server = new Server(
       { name: scope.catalog.serverName, version: this.settings.version },
       {
-        capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
+        capabilities: {
+          tools: {},
+          ...(extras?.resources ? { resources: {} } : {}),
+          ...(extras?.prompts ? { prompts: {} } : {}),
+          ...(extras?.completions ? { completions: {} } : {}),
+          ...(extras?.logging ? { logging: {} } : {}),
+          extensions: { [TASKS_EXTENSION]: {} },
+        },
         cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
       },
     );
@@ -169,7 +180,48 @@ export class McpServerFactory {
       return call;
     });
     this.serveTasks(server, scope, operation);
+    if (extras) this.serveExtras(server, scope, extras);
     return server;
+  }
+
+  /**
+   * A source's endpoint: the upstream's resources, prompts and completions its capabilities
+   * declared, each request sent on as it came (one page of a list) and its result answered as
+   * the upstream gave it. They are reads, never charged; a caller needs what allows every tool of
+   * the source (`services:execute` or `services:execute:@<source>`). A source that cannot be
+   * reached, or that answers badly, is an internal error saying so. An upstream's logging is
+   * declared and `logging/setLevel` answered `{}` without being sent on: the upstream's connection
+   * is every caller's, and a stateless endpoint sends no notification outside a call's answer.
+   */
+  private serveExtras(server: Server, scope: McpServerScope, extras: UpstreamExtras): void {
+    const source = scope.catalog.source!;
+    const passed = scope.catalog.extras!;
+    const family = (method: string) =>
+      method.startsWith('resources/')
+        ? extras.resources
+        : method.startsWith('prompts/')
+          ? extras.prompts
+          : extras.completions;
+    if (extras.logging) server.setRequestHandler('logging/setLevel', () => ({}));
+    for (const method of PASSED_METHODS) {
+      if (!family(method)) continue;
+      // Not an `operation`: McpOperations counts these as the messages the SDK answers itself.
+      server.setRequestHandler(method, { params: ANY_PARAMS }, async (params, context) => {
+        const { scopes } = await scope.who();
+        if (!hasScope(scopes, sourceScope(source))) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidRequest,
+            `${method} of source ${source} needs the scope services:execute or ${sourceScope(source)}.`,
+          );
+        }
+        try {
+          return await passed.forward(method, params, context.mcpReq.signal);
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          throw new ProtocolError(ProtocolErrorCode.InternalError, String(error.detail));
+        }
+      });
+    }
   }
 
   /** A call's controls: its signal tied to the request's, its progress to the client's token. */

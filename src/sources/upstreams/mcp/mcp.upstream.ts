@@ -1,21 +1,15 @@
+import { Client, ProtocolError, TRACEPARENT_META_KEY } from '@modelcontextprotocol/client';
 import {
-  type AuthProvider,
-  Client,
-  ProtocolError,
-  StreamableHTTPClientTransport,
-  TRACEPARENT_META_KEY,
-  type Transport,
-} from '@modelcontextprotocol/client';
-import {
+  PassedMethod,
   Upstream,
   UpstreamCallOptions,
   UpstreamError,
+  UpstreamExtras,
   UpstreamResult,
   UpstreamTool,
   UpstreamToolList,
 } from '../upstream';
 import {
-  boundedFetch,
   currentExchange,
   Exchange,
   invalidAnswer,
@@ -24,25 +18,9 @@ import {
   tooLarge,
   within,
 } from './mcp-exchange';
-import { stdioTransport } from './mcp-stdio';
+import { upstreamTransport, type McpUpstreamOptions } from './mcp-transport';
 
-/** How an MCP upstream is reached: a Streamable HTTP URL, or a command started over stdio. */
-export interface McpUpstreamOptions {
-  source: string;
-  url?: string;
-  command?: string;
-  args?: string[];
-  /** The child's whole environment, PATH added (never the service's own). */
-  env?: Record<string, string>;
-  /** Sent with every HTTP request (the source's credentials; never the caller's). */
-  headers?: Record<string, string>;
-  /** The source's OAuth client: its token on every HTTP request, asked anew after a 401. */
-  credentials?: AuthProvider;
-  timeoutMs: number;
-  maxResultBytes: number;
-  /** Checks a URL before each request (the target rules); throws when it is refused. */
-  checkUrl?: (url: URL) => Promise<void>;
-}
+export type { McpUpstreamOptions } from './mcp-transport';
 
 /** At most this many tools of one upstream; the rest are left out. */
 export const MAX_UPSTREAM_TOOLS = 1000;
@@ -76,6 +54,8 @@ export class McpUpstream implements Upstream {
   private failures = 0;
   private connectedAt = 0;
   private timer?: NodeJS.Timeout;
+  /** What the last connection said it serves beside tools. */
+  private served?: UpstreamExtras;
 
   constructor(private readonly options: McpUpstreamOptions) {}
 
@@ -134,30 +114,63 @@ export class McpUpstream implements Upstream {
     args: Record<string, unknown>,
     options: UpstreamCallOptions,
   ): Promise<UpstreamResult> {
+    const result = await this.exchanged(options.signal, (client, signal) =>
+      client.callTool(
+        {
+          name,
+          arguments: args,
+          ...(options.traceparent
+            ? { _meta: { [TRACEPARENT_META_KEY]: options.traceparent } }
+            : {}),
+        },
+        {
+          signal,
+          timeout: this.options.timeoutMs + TIMEOUT_GRACE_MS,
+          onprogress: options.onProgress,
+          resetTimeoutOnProgress: false,
+        },
+      ),
+    );
+    const answer: { content: unknown[]; structuredContent?: unknown; isError: boolean } = {
+      content: Array.isArray(result.content) ? result.content : [],
+      isError: result.isError === true,
+    };
+    if (result.structuredContent !== undefined) answer.structuredContent = result.structuredContent;
+    return { kind: 'mcp', result: answer };
+  }
+
+  extras(): UpstreamExtras | undefined {
+    return this.served;
+  }
+
+  /** One request of PASSED_METHODS sent as it came (one page of a list), bounded as a call is. */
+  forward(
+    method: PassedMethod,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    return this.exchanged(signal, (client, bounded) =>
+      client.request({ method, params }, { signal: bounded, timeout: this.options.timeoutMs }),
+    );
+  }
+
+  /**
+   * One request on the connection within an exchange of its own: its answer bounded in size and
+   * depth, ended by `signal` (the deadline, the caller's cancel), the SDK's errors as the caller
+   * sees them.
+   */
+  private async exchanged<T>(
+    signal: AbortSignal,
+    work: (client: Client, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     const client = await this.connected();
-    const exchange = new Exchange(this.options.maxResultBytes, options.signal);
-    let result: Awaited<ReturnType<Client['callTool']>>;
+    const exchange = new Exchange(this.options.maxResultBytes, signal);
+    let result: T;
     try {
-      result = await within(exchange, () =>
-        client.callTool(
-          {
-            name,
-            arguments: args,
-            ...(options.traceparent
-              ? { _meta: { [TRACEPARENT_META_KEY]: options.traceparent } }
-              : {}),
-          },
-          {
-            signal: exchange.signal,
-            timeout: this.options.timeoutMs + TIMEOUT_GRACE_MS,
-            onprogress: options.onProgress,
-            resetTimeoutOnProgress: false,
-          },
-        ),
-      );
+      result = await within(exchange, () => work(client, exchange.signal));
     } catch (error) {
       if (exchange.fault) throw exchange.fault;
-      if (options.signal.aborted) throw error;
+      if (signal.aborted) throw error;
       throw this.failure(error);
     }
     // Over HTTP each message was bounded as it came (boundedFetch); a stdio child's is measured here.
@@ -167,12 +180,7 @@ export class McpUpstream implements Upstream {
     ) {
       throw tooLarge(this.options.source, this.options.maxResultBytes);
     }
-    const answer: { content: unknown[]; structuredContent?: unknown; isError: boolean } = {
-      content: Array.isArray(result.content) ? result.content : [],
-      isError: result.isError === true,
-    };
-    if (result.structuredContent !== undefined) answer.structuredContent = result.structuredContent;
-    return { kind: 'mcp', result: answer };
+    return result;
   }
 
   async close(): Promise<void> {
@@ -201,7 +209,7 @@ export class McpUpstream implements Upstream {
 
   private async open(): Promise<Client> {
     const client = new Client({ name: 'tool-invocation-service', version: VERSION });
-    const transport = this.transport();
+    const transport = upstreamTransport(this.options, this.listBytes());
     client.setNotificationHandler('notifications/tools/list_changed', () => this.changed());
     // What the SDK could not read fails the request it answered (found by the async context).
     client.onerror = (error) => {
@@ -210,6 +218,13 @@ export class McpUpstream implements Upstream {
     };
     await client.connect(transport, { timeout: this.options.timeoutMs });
     this.connectedAt = Date.now();
+    const capabilities = client.getServerCapabilities() ?? {};
+    this.served = {
+      resources: capabilities.resources !== undefined,
+      prompts: capabilities.prompts !== undefined,
+      completions: capabilities.completions !== undefined,
+      logging: capabilities.logging !== undefined,
+    };
     // Set after connect: the client's own onclose handler is chained, not replaced.
     const onclose = transport.onclose;
     transport.onclose = () => {
@@ -217,23 +232,6 @@ export class McpUpstream implements Upstream {
       this.lost(client);
     };
     return client;
-  }
-
-  private transport(): Transport {
-    const { url, command } = this.options;
-    if (url !== undefined) {
-      return new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: this.options.headers ?? {} },
-        authProvider: this.options.credentials,
-        redirectPolicy: 'same-origin',
-        fetch: boundedFetch({
-          source: this.options.source,
-          maxBytes: this.listBytes(),
-          checkUrl: this.options.checkUrl,
-        }),
-      });
-    }
-    return stdioTransport(command!, this.options.args ?? [], this.options.env ?? {});
   }
 
   /** The connection closed (a stdio child exited): listed again after a backoff. */
