@@ -1,13 +1,10 @@
-import { Controller, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { BearerErrorCodes, OAuthResource, Scopes } from '../../kernel/auth/auth.decorators';
-import { ANY_TOOL_SCOPE } from '../../kernel/auth/scopes';
 import { ApiError } from '../../kernel/errors/api-error';
 import { CurrentCaller } from '../../subjects';
 import type { ApiRequest, Caller } from '../../subjects';
-import { CountsOwnRateLimit } from '../../invocations';
 import { McpCatalogs } from './mcp-catalog';
-import { MCP_PATH } from './mcp.controller';
+import { MCP_PATH, McpEndpoint } from './mcp.controller';
 import { McpPost } from './mcp.post';
 
 /** `/mcp/sources/<source>`, as the front door matches it (any case, a trailing slash). */
@@ -30,11 +27,7 @@ export class McpSourceController {
     private readonly catalogs: McpCatalogs,
   ) {}
 
-  @Post()
-  @Scopes([ANY_TOOL_SCOPE])
-  @BearerErrorCodes()
-  @OAuthResource('mcp')
-  @CountsOwnRateLimit()
+  @McpEndpoint()
   handle(
     @Param('source') source: string,
     @CurrentCaller() key: Caller,

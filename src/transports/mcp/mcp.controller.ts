@@ -1,4 +1,4 @@
-import { Controller, Post, Req, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { BearerErrorCodes, OAuthResource, Scopes } from '../../kernel/auth/auth.decorators';
 import { ANY_TOOL_SCOPE } from '../../kernel/auth/scopes';
@@ -9,6 +9,20 @@ import { McpCatalogs } from './mcp-catalog';
 import { McpPost } from './mcp.post';
 
 export const MCP_PATH = 'mcp';
+
+/**
+ * What a POST of an MCP endpoint asks (`/mcp`, `/mcp/sources/<source>`): a caller that may call
+ * some tool, the bearer challenges and the `/mcp` resource of OAuth, and its messages counted by
+ * McpPost itself, not by the route's rate check.
+ */
+export const McpEndpoint = () =>
+  applyDecorators(
+    Post(),
+    Scopes([ANY_TOOL_SCOPE]),
+    BearerErrorCodes(),
+    OAuthResource('mcp'),
+    CountsOwnRateLimit(),
+  );
 
 /**
  * `POST /mcp`: MCP over Streamable HTTP, stateless, both revisions (2026-07-28 and the 2025 ones).
@@ -31,11 +45,7 @@ export class McpController {
     private readonly catalogs: McpCatalogs,
   ) {}
 
-  @Post()
-  @Scopes([ANY_TOOL_SCOPE])
-  @BearerErrorCodes()
-  @OAuthResource('mcp')
-  @CountsOwnRateLimit()
+  @McpEndpoint()
   handle(
     @CurrentCaller() key: Caller,
     @Req() req: ApiRequest,
