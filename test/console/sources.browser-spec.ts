@@ -43,7 +43,8 @@ describe('the console: sources, in Chromium', () => {
       env: { CONFIG_FILE: writeConfigFile(dataDir, config), SOURCE_ALLOW_PRIVATE: 'true' },
     });
     c = new ConsoleBrowser(`http://127.0.0.1:${await listenOnLoopback(t.app)}`);
-    await until(async () => (await view('catalog')).state === 'ready');
+    // On a busy machine an upstream's first answer can take a while: up to about 100 s.
+    await until(async () => (await view('catalog')).state === 'ready', 2_000);
     browser = await launchChromium();
     page = c.watch(await browser.context.newPage());
     page.on('request', (request) => {
@@ -52,7 +53,7 @@ describe('the console: sources, in Chromium', () => {
       }
     });
     await c.signIn(page, t.adminKey);
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -108,7 +109,7 @@ describe('the console: sources, in Chromium', () => {
     // Its page, which reads it again until it is ready: its tools listed, at the cost given.
     await page.getByRole('heading', { level: 1, name: 'upstream' }).waitFor();
     expect(page.url()).toBe(`${c.base}/console/sources/upstream`);
-    await page.locator('dl.facts .badge', { hasText: 'ready' }).waitFor();
+    await page.locator('dl.facts .badge', { hasText: 'ready' }).waitFor({ timeout: 60_000 });
     await toolRow('up_echo').waitFor();
     expect(await toolRow('up_echo').locator('td').allInnerTexts()).toEqual([
       'up_echo',
@@ -156,7 +157,7 @@ describe('the console: sources, in Chromium', () => {
     expect(changes.slice(sent)).toEqual(['PATCH /api/v1/sources/upstream']);
 
     await until(async () => (await toolRow('up_echo').locator('td').nth(2).innerText()) === '5');
-    await page.locator('dl.facts .badge', { hasText: 'ready' }).waitFor();
+    await page.locator('dl.facts .badge', { hasText: 'ready' }).waitFor({ timeout: 60_000 });
     expect(await toolRow('up_big').count()).toBe(0);
     expect(await toolRow('up_pid').count()).toBe(0);
     const after = await view('upstream');
