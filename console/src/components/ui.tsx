@@ -145,10 +145,12 @@ export function Empty({ children }: { children: ReactNode }) {
 const STATUS_KIND: Record<string, string> = {
   active: 'good',
   ok: 'good',
+  ready: 'good',
   succeeded: 'good',
   running: 'info',
   queued: 'info',
   pending: 'info',
+  starting: 'info',
   ended: 'plain',
   refund: 'info',
   disabled: 'plain',
@@ -158,6 +160,8 @@ const STATUS_KIND: Record<string, string> = {
   degraded: 'bad',
   failing: 'bad',
   failed: 'bad',
+  unavailable: 'bad',
+  error: 'bad',
   revoked: 'bad',
 };
 
