@@ -105,12 +105,22 @@ export interface Outcome {
 export async function greetLoad(
   base: string,
   key: string,
-  options: { concurrency: number; maxCalls: number; stop: () => boolean },
+  options: {
+    concurrency: number;
+    maxCalls: number;
+    stop: () => boolean;
+    /** Each worker's calls start at least this far apart (the key's rate limit stays unreached). */
+    gapMs?: number;
+  },
 ): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   let sent = 0;
   const worker = async () => {
+    let previous = 0;
     while (!options.stop() && sent < options.maxCalls) {
+      const wait = previous + (options.gapMs ?? 0) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      previous = Date.now();
       sent += 1;
       const started = Date.now();
       let status: number | string;
