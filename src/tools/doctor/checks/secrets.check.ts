@@ -2,9 +2,10 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { SETTINGS, type Settings } from '../../../kernel/settings/settings';
 import { plural } from '../../../kernel/common/text';
-import { SourcesService } from '../../../sources';
+import type { SourcesService } from '../../../sources';
 import { WebhooksService } from '../../../webhooks';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
+import { runningSources } from './sources.check';
 
 /**
  * Whether the secrets the store keeps are sealed (docs/operations.md, SECRETS_KEY): webhook
@@ -24,12 +25,7 @@ export class SecretsCheck implements HealthCheck, OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    // The server's and the stdio MCP server's; the CLI runs no source (as SourcesCheck).
-    try {
-      this.sources = this.modules.get(SourcesService, { strict: false });
-    } catch {
-      this.sources = undefined;
-    }
+    this.sources = runningSources(this.modules);
   }
 
   async check(): Promise<CheckOutcome> {

@@ -5,6 +5,18 @@ import { SourcesService } from '../../../sources';
 import { CheckOutcome, DoctorCheck, HealthCheck, pass, warn } from '../doctor-check';
 
 /**
+ * The process's SourcesService: mounted by the server and the stdio MCP server, not by the CLI
+ * (it would start upstreams), where there is none.
+ */
+export function runningSources(modules: ModuleRef): SourcesService | undefined {
+  try {
+    return modules.get(SourcesService, { strict: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The sources of this instance (docs/sources.md): a warning naming each one that is not ready,
  * with its last error; their calls answer 503 meanwhile. An upstream that fails is a warning, not a
  * failure: the service itself is sound. The CLI runs no source: there the check says so.
@@ -18,12 +30,7 @@ export class SourcesCheck implements HealthCheck, OnModuleInit {
   constructor(private readonly modules: ModuleRef) {}
 
   onModuleInit(): void {
-    // Mounted by the server and the stdio MCP server, not by the CLI (it would start upstreams).
-    try {
-      this.sources = this.modules.get(SourcesService, { strict: false });
-    } catch {
-      this.sources = undefined;
-    }
+    this.sources = runningSources(this.modules);
   }
 
   check(): Promise<CheckOutcome> {
